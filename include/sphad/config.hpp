@@ -1,0 +1,88 @@
+// SPDX-FileCopyrightText: The sphad authors
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// \file
+/// \brief Compiler and platform configuration: annotation macros, assertions, version.
+///
+/// Every header that uses a `SPHAD_` macro includes this one first.
+
+#define SPHAD_VERSION_MAJOR 0
+#define SPHAD_VERSION_MINOR 1
+#define SPHAD_VERSION_PATCH 0
+/// One integer, e.g. 100 for 0.1.0, for `#if SPHAD_VERSION >= ...`.
+#define SPHAD_VERSION                                                                              \
+  (SPHAD_VERSION_MAJOR * 10000 + SPHAD_VERSION_MINOR * 100 + SPHAD_VERSION_PATCH)
+#define SPHAD_VERSION_STRING "0.1.0"
+
+// ---------------------------------------------------------------------------------------------
+// Host/device annotations. They are empty outside a CUDA compiler, so every header compiles
+// with a plain C++17 compiler.
+#if defined(__CUDACC__)
+#define SPHAD_HOST_DEVICE __host__ __device__
+#define SPHAD_DEVICE __device__
+#define SPHAD_HOST __host__
+#define SPHAD_INLINE __forceinline__
+/// Kernels are internal and hidden: users instantiate sphad inside their own shared libraries.
+#define SPHAD_KERNEL __global__ __attribute__((visibility("hidden")))
+/// Only on wrappers that call user callables which may be host-only.
+#define SPHAD_EXEC_CHECK_DISABLE _Pragma("nv_exec_check_disable")
+#else
+#define SPHAD_HOST_DEVICE
+#define SPHAD_DEVICE
+#define SPHAD_HOST
+#define SPHAD_INLINE inline
+#define SPHAD_EXEC_CHECK_DISABLE
+#endif
+
+/// Defined to 1 while compiling device code (nvcc's device pass), 0 otherwise.
+#if defined(__CUDA_ARCH__)
+#define SPHAD_DEVICE_PASS 1
+#else
+#define SPHAD_DEVICE_PASS 0
+#endif
+
+/// Unroll a loop over a compile-time extent (D, N).
+#if defined(__CUDA_ARCH__)
+#define SPHAD_PRAGMA_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__) && !defined(__clang__)
+#define SPHAD_PRAGMA_UNROLL _Pragma("GCC unroll 8")
+#else
+#define SPHAD_PRAGMA_UNROLL
+#endif
+
+// ---------------------------------------------------------------------------------------------
+// Internal invariants (never user input: that is SPHAD_REQUIRE in <sphad/errors.hpp>).
+// On when SPHAD_ENABLE_ASSERTS is defined (the build defines it in Debug); traps with file:line.
+#if defined(SPHAD_ENABLE_ASSERTS)
+#if defined(__CUDA_ARCH__)
+#define SPHAD_ASSERT(condition)                                                                    \
+  do {                                                                                             \
+    if (!(condition)) {                                                                            \
+      __trap();                                                                                    \
+    }                                                                                              \
+  } while (false)
+#else
+#include <cstdio>
+#include <cstdlib>
+#define SPHAD_ASSERT(condition)                                                                    \
+  do {                                                                                             \
+    if (!(condition)) {                                                                            \
+      std::fprintf(stderr, "%s:%d: sphad assertion failed: %s\n", __FILE__, __LINE__, #condition); \
+      std::abort();                                                                                \
+    }                                                                                              \
+  } while (false)
+#endif
+#else
+#define SPHAD_ASSERT(condition)                                                                    \
+  do {                                                                                             \
+  } while (false)
+#endif
+
+// ---------------------------------------------------------------------------------------------
+// Features found at compile time.
+#if defined(_OPENMP)
+#define SPHAD_HAS_OPENMP 1
+#else
+#define SPHAD_HAS_OPENMP 0
+#endif

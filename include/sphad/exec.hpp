@@ -1,0 +1,19 @@
+// SPDX-FileCopyrightText: The sphad authors
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// \file
+/// \brief The execution layer: spaces (`exec::host`, and `exec::cuda` under a CUDA compiler),
+/// `for_each_index`, scan, sort, fill/copy and `Buffer`.
+
+#include <sphad/config.hpp>
+
+#include <sphad/exec/buffer.hpp>
+#include <sphad/exec/copy.hpp>
+#include <sphad/exec/host.hpp>
+#include <sphad/exec/scan.hpp>
+#include <sphad/exec/sort.hpp>
+
+#if defined(__CUDACC__)
+#include <sphad/exec/cuda.hpp>
+#endif

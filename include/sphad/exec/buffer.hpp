@@ -1,0 +1,110 @@
+// SPDX-FileCopyrightText: The sphad authors
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <sphad/config.hpp>
+
+#include <sphad/errors.hpp>
+#include <sphad/exec/host.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <type_traits>
+#include <utility>
+
+#if defined(__CUDACC__)
+#include <sphad/exec/cuda.hpp>
+#endif
+
+/// \file
+/// \brief `Buffer<T, Exec>`: an owning array in the memory of an execution space.
+
+namespace sphad {
+
+/// An owning, move-only array of `n` elements of `T` in the memory space of `Exec`. Its
+/// elements are left uninitialized (fill them with `exec::fill`). Host buffers use ordinary
+/// heap memory; CUDA buffers are allocated and freed stream-ordered on the space's stream
+/// (`cudaMallocAsync`/`cudaFreeAsync`), so creating one never synchronizes the device.
+/// @tparam T     a trivially copyable element type.
+/// @tparam Exec  `exec::host` or `exec::cuda`.
+template <class T, class Exec>
+class Buffer;
+
+template <class T>
+class Buffer<T, exec::host> {
+  static_assert(std::is_trivially_copyable_v<T>,
+                "sphad::Buffer: the element type must be trivially copyable");
+
+public:
+  using value_type = T;
+  using exec_type = exec::host;
+
+  Buffer() = default;
+  Buffer(const exec::host&, std::int64_t n)
+      : data_(n > 0 ? new T[static_cast<std::size_t>(n)] : nullptr), size_(n) {
+    SPHAD_REQUIRE(n >= 0, "Buffer", "n", detail::concat("negative size (got ", n, ")"));
+  }
+
+  T* data() { return data_.get(); }
+  const T* data() const { return data_.get(); }
+  std::int64_t size() const { return size_; }
+  T& operator[](std::int64_t i) { return data_[i]; }
+  const T& operator[](std::int64_t i) const { return data_[i]; }
+
+private:
+  std::unique_ptr<T[]> data_;
+  std::int64_t size_ = 0;
+};
+
+#if defined(__CUDACC__)
+template <class T>
+class Buffer<T, exec::cuda> {
+  static_assert(std::is_trivially_copyable_v<T>,
+                "sphad::Buffer: the element type must be trivially copyable");
+
+public:
+  using value_type = T;
+  using exec_type = exec::cuda;
+
+  Buffer() = default;
+  Buffer(const exec::cuda& exec, std::int64_t n) : stream_(exec.stream), size_(n) {
+    SPHAD_REQUIRE(n >= 0, "Buffer", "n", detail::concat("negative size (got ", n, ")"));
+    if (n > 0) {
+      void* p = nullptr;
+      detail::check_cuda(cudaMallocAsync(&p, sizeof(T) * static_cast<std::size_t>(n), stream_),
+                         "cudaMallocAsync");
+      data_ = static_cast<T*>(p);
+    }
+  }
+  Buffer(Buffer&& other) noexcept { swap(other); }
+  Buffer& operator=(Buffer&& other) noexcept {
+    Buffer moved(std::move(other));
+    swap(moved);
+    return *this;
+  }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  ~Buffer() {
+    if (data_ != nullptr) {
+      cudaFreeAsync(data_, stream_); // no throw from a destructor; errors resurface later
+    }
+  }
+
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+  std::int64_t size() const { return size_; }
+
+private:
+  void swap(Buffer& other) noexcept {
+    std::swap(data_, other.data_);
+    std::swap(stream_, other.stream_);
+    std::swap(size_, other.size_);
+  }
+
+  T* data_ = nullptr;
+  cudaStream_t stream_ = nullptr;
+  std::int64_t size_ = 0;
+};
+#endif
+
+} // namespace sphad

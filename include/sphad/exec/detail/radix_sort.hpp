@@ -1,0 +1,63 @@
+// SPDX-FileCopyrightText: The sphad authors
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <sphad/config.hpp>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+namespace sphad::detail {
+
+/// Serial least-significant-digit radix sort of (key, value) pairs by integral key, 8 bits a
+/// pass; passes where every key has the same digit are skipped. Stable by construction.
+template <class K, class V>
+void radix_sort_pairs(K* keys, V* values, std::int64_t n) {
+  using U = std::make_unsigned_t<K>;
+  constexpr int bits = int(sizeof(K)) * CHAR_BIT;
+  // Signed keys: flipping the sign bit maps their order onto the unsigned order.
+  constexpr U bias = std::is_signed_v<K> ? U(U(1) << (bits - 1)) : U(0);
+  constexpr int passes = bits / 8;
+  const auto digit = [&](K key, int pass) { return int(((U(key) ^ bias) >> (8 * pass)) & 0xff); };
+
+  std::vector<std::int64_t> counts(std::size_t(passes) * 256, 0);
+  for (std::int64_t i = 0; i < n; ++i) {
+    for (int pass = 0; pass < passes; ++pass) {
+      ++counts[std::size_t(pass) * 256 + digit(keys[i], pass)];
+    }
+  }
+  std::vector<K> keys_scratch(static_cast<std::size_t>(n));
+  std::vector<V> values_scratch(static_cast<std::size_t>(n));
+  K* keys_from = keys;
+  V* values_from = values;
+  K* keys_to = keys_scratch.data();
+  V* values_to = values_scratch.data();
+  for (int pass = 0; pass < passes; ++pass) {
+    std::int64_t* count = counts.data() + std::size_t(pass) * 256;
+    if (std::any_of(count, count + 256, [&](std::int64_t c) { return c == n; })) {
+      continue; // every key shares this digit
+    }
+    std::int64_t start = 0;
+    for (int d = 0; d < 256; ++d) {
+      const std::int64_t c = count[d];
+      count[d] = start;
+      start += c;
+    }
+    for (std::int64_t i = 0; i < n; ++i) {
+      const std::int64_t to = count[digit(keys_from[i], pass)]++;
+      keys_to[to] = keys_from[i];
+      values_to[to] = values_from[i];
+    }
+    std::swap(keys_from, keys_to);
+    std::swap(values_from, values_to);
+  }
+  if (keys_from != keys) {
+    std::copy_n(keys_from, n, keys);
+    std::copy_n(values_from, n, values);
+  }
+}
+
+} // namespace sphad::detail

@@ -1,0 +1,39 @@
+// SPDX-FileCopyrightText: The sphad authors
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <sphad/config.hpp>
+
+#include <sphad/ad/scalar_traits.hpp>
+#include <sphad/math/vec.hpp>
+
+#include <cmath>
+
+/// \file
+/// \brief The periodic minimum-image difference.
+
+namespace sphad {
+
+/// The minimum image of a difference vector: on each periodic axis a, `x_ij[a]` is shifted by a
+/// whole number of periods into [−L_a/2, L_a/2); non-periodic axes pass through unchanged.
+/// Positions may be unwrapped by any number of periods. The shift is a constant, so the tangent
+/// of the result is the tangent of `x_ij` exactly (decision A3: the plain difference).
+/// @param x_ij      difference x_i − x_j, plain or dual scalars.
+/// @param period    domain extent L per axis (max − min); read on periodic axes only, must be > 0.
+/// @param periodic  which axes wrap.
+template <class T, class L, int D>
+SPHAD_HOST_DEVICE SPHAD_INLINE Vec<T, D> minimum_image(Vec<T, D> x_ij,
+                                                       const Vec<L, D>& period,
+                                                       const Vec<bool, D>& periodic) {
+  using std::floor;
+  SPHAD_PRAGMA_UNROLL
+  for (int a = 0; a < D; ++a) {
+    if (periodic[a]) {
+      const auto periods = floor(value_of(x_ij[a]) / period[a] + L(0.5)); // plain, integral
+      x_ij[a] -= period[a] * periods;
+    }
+  }
+  return x_ij;
+}
+
+} // namespace sphad

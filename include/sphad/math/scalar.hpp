@@ -1,0 +1,58 @@
+// SPDX-FileCopyrightText: The sphad authors
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <sphad/config.hpp>
+
+#include <sphad/ad/scalar_traits.hpp>
+
+#include <cfloat>
+
+/// \file
+/// \brief Scalar helpers that work for plain and dual scalars alike: integer powers, min/max
+/// with a fixed tie rule, machine epsilon.
+
+namespace sphad {
+
+/// x^n for an integer n by repeated squaring (n = 0 gives 1, negative n gives 1/x^|n|); exact
+/// for negative x. Works for dual scalars (their product rule gives the tangent).
+template <class T>
+SPHAD_HOST_DEVICE SPHAD_INLINE constexpr T ipow(const T& x, int n) {
+  if (n < 0) {
+    return T(1) / ipow(x, -n);
+  }
+  T result(1);
+  T base = x;
+  while (n > 0) {
+    if (n & 1) {
+      result *= base;
+    }
+    n >>= 1;
+    if (n > 0) {
+      base *= base;
+    }
+  }
+  return result;
+}
+
+/// The larger of `a` and `b` in the promoted type; on a tie, `a` (decision A3: max(h_i, h_j)
+/// takes the tangent of h_i on ties). Compares primal values only.
+template <class A, class B>
+SPHAD_HOST_DEVICE SPHAD_INLINE constexpr promote_t<A, B> max(const A& a, const B& b) {
+  using R = promote_t<A, B>;
+  return value_of(a) >= value_of(b) ? R(a) : R(b);
+}
+
+/// The smaller of `a` and `b` in the promoted type; on a tie, `a`.
+template <class A, class B>
+SPHAD_HOST_DEVICE SPHAD_INLINE constexpr promote_t<A, B> min(const A& a, const B& b) {
+  using R = promote_t<A, B>;
+  return value_of(a) <= value_of(b) ? R(a) : R(b);
+}
+
+/// Machine epsilon of the primal type (2^-23 for float, 2^-52 for double), usable in device code.
+template <class T>
+inline constexpr primal_t<T> machine_epsilon_v =
+    std::is_same_v<primal_t<T>, float> ? primal_t<T>(FLT_EPSILON) : primal_t<T>(DBL_EPSILON);
+
+} // namespace sphad

@@ -1,0 +1,13 @@
+// SPDX-FileCopyrightText: The sphad authors
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// \file
+/// \brief Everything sphad offers, in one include.
+
+#include <sphad/config.hpp>
+
+#include <sphad/ad.hpp>
+#include <sphad/errors.hpp>
+#include <sphad/exec.hpp>
+#include <sphad/math.hpp>

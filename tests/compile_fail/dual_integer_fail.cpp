@@ -1,0 +1,8 @@
+// SPDX-License-Identifier: MIT
+// expect: "sphad::Dual: T must be float, double or a Dual"
+#include <sphad/ad/dual.hpp>
+
+int main() {
+  sphad::Dual<int, 1> x;
+  return x.value;
+}
