@@ -23,8 +23,10 @@
 #define SPHAD_DEVICE __device__
 #define SPHAD_HOST __host__
 #define SPHAD_INLINE __forceinline__
-/// Kernels are internal and hidden: users instantiate sphad inside their own shared libraries.
-#define SPHAD_KERNEL __global__ __attribute__((visibility("hidden")))
+/// Kernels have internal linkage: users instantiate sphad inside their own shared libraries,
+/// and two libraries must never share (or clash over) one instantiation. `static` rather than
+/// hidden visibility, which nvcc rejects for kernels over functors in anonymous namespaces.
+#define SPHAD_KERNEL static __global__
 /// Only on wrappers that call user callables which may be host-only.
 #define SPHAD_EXEC_CHECK_DISABLE _Pragma("nv_exec_check_disable")
 #else
@@ -45,6 +47,8 @@
 /// Unroll a loop over a compile-time extent (D, N).
 #if defined(__CUDA_ARCH__)
 #define SPHAD_PRAGMA_UNROLL _Pragma("unroll")
+#elif defined(__CUDACC__) // nvcc's host pass: its front end knows no GCC pragmas
+#define SPHAD_PRAGMA_UNROLL
 #elif defined(__GNUC__) && !defined(__clang__)
 #define SPHAD_PRAGMA_UNROLL _Pragma("GCC unroll 8")
 #else

@@ -36,9 +36,8 @@ std::string concat(const Parts&... parts) {
   return out.str();
 }
 
-[[noreturn]] inline void throw_invalid_argument(const char* function,
-                                                const char* argument,
-                                                const std::string& problem) {
+[[noreturn]] inline void
+throw_invalid_argument(const char* function, const char* argument, const std::string& problem) {
   throw InvalidArgument(concat("sphad::", function, ": argument `", argument, "`: ", problem));
 }
 
@@ -47,7 +46,8 @@ std::string concat(const Parts&... parts) {
 
 /// Checks user input on the host; throws `sphad::InvalidArgument` naming `function` and
 /// `argument`. `problem` (a `std::string` expression) is evaluated only when the check fails.
-/// Example: `SPHAD_REQUIRE(n >= 0, "exclusive_scan", "n", detail::concat("negative (got ", n, ")"))`.
+/// Example: `SPHAD_REQUIRE(n >= 0, "exclusive_scan", "n", detail::concat("negative (got ", n,
+/// ")"))`.
 #define SPHAD_REQUIRE(condition, function, argument, problem)                                      \
   do {                                                                                             \
     if (!(condition)) {                                                                            \

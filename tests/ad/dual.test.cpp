@@ -33,9 +33,8 @@ struct Case {
 #define SPHAD_CASE(name, body, df, d2f, points, bitwise)                                           \
   Case {                                                                                           \
     name, [](double x) -> double { body }, [](D1 x) -> D1 { body }, [](DD x) -> DD { body },       \
-        []([[maybe_unused]] double x) -> double { return df; },                  \
-        []([[maybe_unused]] double x) -> double { return d2f; }, points,     \
-        bitwise                                                                                    \
+        []([[maybe_unused]] double x) -> double { return df; },                                    \
+        []([[maybe_unused]] double x) -> double { return d2f; }, points, bitwise                   \
   }
 
 std::vector<Case> cases() {
@@ -47,37 +46,38 @@ std::vector<Case> cases() {
   const std::vector<double> positive{0.3, 1.7, 4.2};
   const std::vector<double> any{-2.3, -0.4, 0.7, 3.1};
   return {
-      SPHAD_CASE("sqrt", using std::sqrt; return sqrt(x);, 0.5 / sqrt(x),
-                 -0.25 * pow(x, -1.5), positive, true),
-      SPHAD_CASE("cbrt", using std::cbrt; return cbrt(x);, 1.0 / (3.0 * cbrt(x) * cbrt(x)),
-                 -2.0 / 9.0 * pow(cbrt(x), -5.0), positive, true),
-      SPHAD_CASE("exp", using std::exp; return exp(x);, exp(x), exp(x), any, true),
-      SPHAD_CASE("log", using std::log; return log(x);, 1.0 / x, -1.0 / (x * x), positive, true),
-      SPHAD_CASE("pow int 3", return pow(x, 3);, 3.0 * x * x, 6.0 * x, any, false),
-      SPHAD_CASE("pow int -2", return pow(x, -2);, -2.0 * pow(x, -3.0), 6.0 * pow(x, -4.0),
-                 any, false),
-      SPHAD_CASE("pow int 0", return pow(x, 0);, 0.0, 0.0, any, true),
-      SPHAD_CASE("pow real 2.5", using std::pow; return pow(x, 2.5);, 2.5 * pow(x, 1.5),
-                 3.75 * pow(x, 0.5), positive, true),
-      SPHAD_CASE("pow real base", using std::pow; return pow(2.0, x);, pow(2.0, x) * log(2.0),
-                 pow(2.0, x) * log(2.0) * log(2.0), any, true),
-      SPHAD_CASE("abs", using std::abs; return abs(x);, x >= 0 ? 1.0 : -1.0, 0.0, any, true),
-      SPHAD_CASE("product", return x * x * x;, 3.0 * x * x, 6.0 * x, any, true),
-      SPHAD_CASE("scalar over dual", return 2.0 / x;, -2.0 / (x * x), 4.0 / (x * x * x), any,
-                 true),
-      SPHAD_CASE("quotient", return x / (1.0 + x * x);,
-                 (1.0 - x * x) / ((1.0 + x * x) * (1.0 + x * x)),
-                 (2.0 * x * x * x - 6.0 * x) / pow(1.0 + x * x, 3.0), any, true),
-      SPHAD_CASE("mixed scalars", return (x - 3.0) * (2.0 - x) + x / 2.0 - 1 * x + 4;,
-                 5.0 - 2.0 * x + 0.5 - 1.0, -2.0, any, true),
-      SPHAD_CASE("fma", using std::fma; return fma(x, x, 3.0);, 2.0 * x, 2.0, any, true),
-      SPHAD_CASE("max", return sphad::max(x, 1.0) * x;, x >= 1.0 ? 2.0 * x : 1.0,
-                 x >= 1.0 ? 2.0 : 0.0, any, true),
-      SPHAD_CASE("min", return sphad::min(x, 1.0) * x;, x <= 1.0 ? 2.0 * x : 1.0,
-                 x <= 1.0 ? 2.0 : 0.0, any, true),
-      SPHAD_CASE("floor", using std::floor; return floor(x) * x;, std::floor(x), 0.0, any, true),
-      SPHAD_CASE("compound", auto y = x; y *= x; y += 1.0; y /= x; y -= x; y *= 3; y /= 2;
-                 return y;, -1.5 / (x * x), 3.0 / (x * x * x), any, true),
+    SPHAD_CASE("sqrt", using std::sqrt; return sqrt(x);
+               , 0.5 / sqrt(x), -0.25 * pow(x, -1.5), positive, true),
+        SPHAD_CASE("cbrt", using std::cbrt; return cbrt(x);, 1.0 / (3.0 * cbrt(x) * cbrt(x)),
+                                                           -2.0 / 9.0 * pow(cbrt(x), -5.0),
+                                                           positive, true),
+        SPHAD_CASE("exp", using std::exp; return exp(x);, exp(x), exp(x), any, true),
+        SPHAD_CASE("log", using std::log; return log(x);, 1.0 / x, -1.0 / (x * x), positive, true),
+        SPHAD_CASE("pow int 3", return pow(x, 3);, 3.0 * x * x, 6.0 * x, any, false),
+        SPHAD_CASE("pow int -2", return pow(x, -2);
+                   , -2.0 * pow(x, -3.0), 6.0 * pow(x, -4.0), any, false),
+        SPHAD_CASE("pow int 0", return pow(x, 0);, 0.0, 0.0, any, true),
+        SPHAD_CASE("pow real 2.5", using std::pow; return pow(x, 2.5);
+                   , 2.5 * pow(x, 1.5), 3.75 * pow(x, 0.5), positive, true),
+        SPHAD_CASE("pow real base", using std::pow; return pow(2.0, x);
+                   , pow(2.0, x) * log(2.0), pow(2.0, x) * log(2.0) * log(2.0), any, true),
+        SPHAD_CASE("abs", using std::abs; return abs(x);, x >= 0 ? 1.0 : -1.0, 0.0, any, true),
+        SPHAD_CASE("product", return x * x * x;, 3.0 * x * x, 6.0 * x, any, true),
+        SPHAD_CASE("scalar over dual", return 2.0 / x;
+                   , -2.0 / (x * x), 4.0 / (x * x * x), any, true),
+        SPHAD_CASE("quotient", return x / (1.0 + x * x);
+                   , (1.0 - x * x) / ((1.0 + x * x) * (1.0 + x * x)),
+                   (2.0 * x * x * x - 6.0 * x) / pow(1.0 + x * x, 3.0), any, true),
+        SPHAD_CASE("mixed scalars", return (x - 3.0) * (2.0 - x) + x / 2.0 - 1 * x + 4;
+                   , 5.0 - 2.0 * x + 0.5 - 1.0, -2.0, any, true),
+        SPHAD_CASE("fma", using std::fma; return fma(x, x, 3.0);, 2.0 * x, 2.0, any, true),
+        SPHAD_CASE("max", return sphad::max(x, 1.0) * x;
+                   , x >= 1.0 ? 2.0 * x : 1.0, x >= 1.0 ? 2.0 : 0.0, any, true),
+        SPHAD_CASE("min", return sphad::min(x, 1.0) * x;
+                   , x <= 1.0 ? 2.0 * x : 1.0, x <= 1.0 ? 2.0 : 0.0, any, true),
+        SPHAD_CASE("floor", using std::floor; return floor(x) * x;, std::floor(x), 0.0, any, true),
+        SPHAD_CASE("compound", auto y = x; y *= x; y += 1.0; y /= x; y -= x; y *= 3; y /= 2;
+                   return y;, -1.5 / (x * x), 3.0 / (x * x * x), any, true),
   };
 }
 #undef SPHAD_CASE
@@ -124,8 +124,7 @@ TEST_CASE("ad::Dual: nested duals give second derivatives", "[ad][dual]") {
   }
 }
 
-TEST_CASE("ad::Dual: N directions give the gradient and nested N give the Hessian",
-          "[ad][dual]") {
+TEST_CASE("ad::Dual: N directions give the gradient and nested N give the Hessian", "[ad][dual]") {
   // f(x, y, z) = x y + √z x − y/z
   const auto f = [](auto x, auto y, auto z) {
     using std::sqrt;
@@ -146,10 +145,10 @@ TEST_CASE("ad::Dual: N directions give the gradient and nested N give the Hessia
     return out;
   };
   const H h = f(variable(x, 0), variable(y, 1), variable(z, 2));
-  const double hessian[3][3] = {{0, 1, 0.5 / std::sqrt(z)},
-                                {1, 0, 1 / (z * z)},
-                                {0.5 / std::sqrt(z), 1 / (z * z),
-                                 -0.25 * x * std::pow(z, -1.5) - 2 * y / (z * z * z)}};
+  const double hessian[3][3] = {
+      {0, 1, 0.5 / std::sqrt(z)},
+      {1, 0, 1 / (z * z)},
+      {0.5 / std::sqrt(z), 1 / (z * z), -0.25 * x * std::pow(z, -1.5) - 2 * y / (z * z * z)}};
   for (int i = 0; i < 3; ++i) {
     CHECK(close(h.value.tangent[i], grad[i], test::tol<double>::analytic));
     for (int j = 0; j < 3; ++j) {

@@ -14,7 +14,9 @@ using D2 = Dual<double, 2>;
 namespace {
 /// A 2D vector of duals whose tangent k is the unit vector e_k: d/dx of anything built on it
 /// is the gradient with respect to the vector.
-Vec<D2, 2> seeded(double x, double y) { return {D2::variable(x, 0), D2::variable(y, 1)}; }
+Vec<D2, 2> seeded(double x, double y) {
+  return {D2::variable(x, 0), D2::variable(y, 1)};
+}
 } // namespace
 
 TEST_CASE("ad::safe_norm: derivative at the zero vector is zero, not NaN", "[ad][safe]") {
@@ -62,8 +64,7 @@ TEST_CASE("ad::safe_normalize: the zero vector maps to zero with zero tangents",
   CHECK(test::close(n[0].tangent[0], 0.2 - 9.0 / 125.0, 1e-14));
 }
 
-TEST_CASE("ad::safe_divide: division by exact zero gives zero value and tangent",
-          "[ad][safe]") {
+TEST_CASE("ad::safe_divide: division by exact zero gives zero value and tangent", "[ad][safe]") {
   const D2 a = D2::variable(2.0, 0);
   const D2 zero = D2(0.0, {1.0, 1.0});
   const D2 q0 = safe_divide(a, zero);
@@ -102,7 +103,8 @@ TEST_CASE("ad::evaluate_if: the discarded branch is never computed", "[ad][safe]
   const D2 r = evaluate_if(false, singular, fallback);
   CHECK(calls == 0);
   CHECK(r.value == 1.0);
-  const D2 s = evaluate_if(true, [] { return D2::variable(5.0, 1); }, fallback);
+  const D2 s = evaluate_if(
+      true, [] { return D2::variable(5.0, 1); }, fallback);
   CHECK(s.tangent[1] == 1.0);
 }
 

@@ -47,8 +47,8 @@ using sphad::test::upload;
 
 TEST_CASE("exec::for_each_index: visits every index exactly once", "[exec]") {
   const test::Exec exec{};
-  for (const std::int64_t n : {std::int64_t(0), std::int64_t(1), std::int64_t(1000),
-                               std::int64_t(100'003)}) {
+  for (const std::int64_t n :
+       {std::int64_t(0), std::int64_t(1), std::int64_t(1000), std::int64_t(100'003)}) {
     Buffer<std::int64_t, test::Exec> out(exec, n);
     exec::fill(exec, out.data(), n, std::int64_t(-1));
     exec::for_each_index(exec, n, test::SquareIndex{out.data()});
@@ -64,8 +64,8 @@ TEST_CASE("exec::for_each_index: visits every index exactly once", "[exec]") {
 TEST_CASE("exec::exclusive_scan: equals the serial prefix sum, in and out of place", "[exec]") {
   const test::Exec exec{};
   std::mt19937 rng(5);
-  for (const std::int64_t n : {std::int64_t(0), std::int64_t(1), std::int64_t(7),
-                               std::int64_t(300'001)}) {
+  for (const std::int64_t n :
+       {std::int64_t(0), std::int64_t(1), std::int64_t(7), std::int64_t(300'001)}) {
     std::vector<std::int64_t> counts(static_cast<std::size_t>(n));
     for (auto& c : counts) {
       c = std::int64_t(rng() % 100);
@@ -96,8 +96,8 @@ TEST_CASE("exec::exclusive_scan: int32 counts scan into an n+1 offsets array", "
 TEST_CASE("exec::stable_sort_by_key: sorts keys and keeps equal keys in input order", "[exec]") {
   const test::Exec exec{};
   std::mt19937 rng(9);
-  for (const std::int64_t n : {std::int64_t(0), std::int64_t(1), std::int64_t(1000),
-                               std::int64_t(200'000)}) {
+  for (const std::int64_t n :
+       {std::int64_t(0), std::int64_t(1), std::int64_t(1000), std::int64_t(200'000)}) {
     std::vector<std::uint32_t> keys(static_cast<std::size_t>(n));
     for (auto& k : keys) {
       k = rng() % 997; // many duplicates: stability matters
@@ -122,16 +122,15 @@ TEST_CASE("exec::stable_sort_by_key: sorts keys and keeps equal keys in input or
 
 TEST_CASE("exec::stable_sort_by_key: signed and 64-bit keys sort by value", "[exec]") {
   const test::Exec exec{};
-  const std::vector<std::int64_t> keys{5, -3, 0, std::int64_t(1) << 40, -3, -(std::int64_t(1) << 50),
-                                       7, 0};
+  const std::vector<std::int64_t> keys{
+      5, -3, 0, std::int64_t(1) << 40, -3, -(std::int64_t(1) << 50), 7, 0};
   std::vector<int> index(keys.size());
   std::iota(index.begin(), index.end(), 0);
   auto k = upload(exec, keys);
   auto v = upload(exec, index);
   exec::stable_sort_by_key(exec, k.data(), v.data(), std::int64_t(keys.size()));
-  CHECK(download(exec, k) ==
-        std::vector<std::int64_t>{-(std::int64_t(1) << 50), -3, -3, 0, 0, 5, 7,
-                                  std::int64_t(1) << 40});
+  CHECK(download(exec, k) == std::vector<std::int64_t>{-(std::int64_t(1) << 50), -3, -3, 0, 0, 5, 7,
+                                                       std::int64_t(1) << 40});
   CHECK(download(exec, v) == std::vector<int>{5, 1, 4, 2, 7, 0, 6, 3});
 }
 

@@ -42,15 +42,18 @@ TEST_CASE("math::cross: orthogonal in 3D, the z component in 2D", "[math][vec]")
     const auto c = cross(a, b);
     CHECK(std::abs(dot(c, a)) <= 1e-14);
     CHECK(std::abs(dot(c, b)) <= 1e-14);
-    CHECK(close(norm_squared(c), norm_squared(a) * norm_squared(b) - dot(a, b) * dot(a, b),
-                1e-13));
+    CHECK(close(norm_squared(c), norm_squared(a) * norm_squared(b) - dot(a, b) * dot(a, b), 1e-13));
     const Vec<double, 3> a2{a[0], a[1], 0.0}, b2{b[0], b[1], 0.0};
     CHECK(cross(Vec<double, 2>{a[0], a[1]}, Vec<double, 2>{b[0], b[1]}) == cross(a2, b2)[2]);
   }
 }
 
 TEMPLATE_TEST_CASE_SIG("math::Mat: product, transpose, determinant and inverse identities",
-                       "[math][mat]", ((int D), D), 1, 2, 3) {
+                       "[math][mat]",
+                       ((int D), D),
+                       1,
+                       2,
+                       3) {
   auto rng = test::rng(7 + D);
   for (int trial = 0; trial < 20; ++trial) {
     const auto a = test::random_mat<D>(rng);
@@ -79,7 +82,8 @@ TEST_CASE("math::Mat: element access and layout are row-major", "[math][mat]") {
   CHECK(p(0, 0) == 14);
   CHECK(p(0, 1) == 32);
   CHECK(m * Vec<double, 3>{1, 0, -1} == Vec<double, 2>{-2, -2});
-  CHECK(outer(Vec<double, 2>{1, 2}, Vec<double, 3>{1, 0, 1}) == Mat<double, 2, 3>{1, 0, 1, 2, 0, 2});
+  CHECK(outer(Vec<double, 2>{1, 2}, Vec<double, 3>{1, 0, 1}) ==
+        Mat<double, 2, 3>{1, 0, 1, 2, 0, 2});
 }
 
 TEST_CASE("math::Vec and Mat: dual elements mix with plain ones", "[math][vec][mat]") {

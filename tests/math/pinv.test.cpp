@@ -40,7 +40,11 @@ Mat<double, D, D> random_of_rank(std::mt19937_64& rng, int rank) {
 } // namespace
 
 TEMPLATE_TEST_CASE_SIG("math::pinv: Moore-Penrose conditions hold for full-rank matrices",
-                       "[math][pinv]", ((int D), D), 1, 2, 3) {
+                       "[math][pinv]",
+                       ((int D), D),
+                       1,
+                       2,
+                       3) {
   auto rng = test::rng(11 + D);
   for (int trial = 0; trial < 200; ++trial) {
     const auto a = test::random_mat<D>(rng);
@@ -54,7 +58,11 @@ TEMPLATE_TEST_CASE_SIG("math::pinv: Moore-Penrose conditions hold for full-rank 
 }
 
 TEMPLATE_TEST_CASE_SIG("math::pinv: Moore-Penrose conditions hold for rank-deficient matrices",
-                       "[math][pinv]", ((int D), D), 1, 2, 3) {
+                       "[math][pinv]",
+                       ((int D), D),
+                       1,
+                       2,
+                       3) {
   auto rng = test::rng(23 + D);
   for (int rank = 0; rank < D; ++rank) {
     for (int trial = 0; trial < 200; ++trial) {
@@ -95,7 +103,11 @@ TEST_CASE("math::pinv: known cases, including the K6 cutoff", "[math][pinv]") {
 }
 
 TEMPLATE_TEST_CASE_SIG("math::pinv: dual tangents match central differences at constant rank",
-                       "[math][pinv][grad]", ((int D), D), 1, 2, 3) {
+                       "[math][pinv][grad]",
+                       ((int D), D),
+                       1,
+                       2,
+                       3) {
   using D1 = Dual<double, 1>;
   auto rng = test::rng(31 + D);
   for (int rank = 1; rank <= D; ++rank) {

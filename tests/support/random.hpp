@@ -11,7 +11,9 @@
 namespace sphad::test {
 
 /// A seeded generator: tests are repeatable.
-inline std::mt19937_64 rng(unsigned seed) { return std::mt19937_64(seed); }
+inline std::mt19937_64 rng(unsigned seed) {
+  return std::mt19937_64(seed);
+}
 
 inline double uniform(std::mt19937_64& g, double lo = -1.0, double hi = 1.0) {
   return std::uniform_real_distribution<double>(lo, hi)(g);

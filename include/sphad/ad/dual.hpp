@@ -162,7 +162,7 @@ SPHAD_HOST_DEVICE SPHAD_INLINE constexpr Dual<T, N> operator-(const Dual<T, N>& 
                                                                   const Dual<T, N>& b) {           \
     return a op## = b;                                                                             \
   }                                                                                                \
-  template <class T, int N, class S, std::enable_if_t<detail::is_scalar_of_v<S, T, N>, int> = 0> \
+  template <class T, int N, class S, std::enable_if_t<detail::is_scalar_of_v<S, T, N>, int> = 0>   \
   SPHAD_HOST_DEVICE SPHAD_INLINE constexpr Dual<T, N> operator op(Dual<T, N> a, const S& s) {      \
     return a op## = s;                                                                             \
   }
@@ -201,7 +201,7 @@ SPHAD_HOST_DEVICE SPHAD_INLINE constexpr Dual<T, N> operator/(const S& s, const 
 namespace detail {
 template <class A, class B>
 inline constexpr bool dual_comparison_v =
-    (is_dual_v<A> || is_dual_v<B>) && is_scalar_v<A> && is_scalar_v<B>;
+    std::conjunction_v<is_scalar<A>, is_scalar<B>, std::disjunction<is_dual<A>, is_dual<B>>>;
 } // namespace detail
 
 #define SPHAD_DETAIL_DUAL_COMPARISON(op)                                                           \

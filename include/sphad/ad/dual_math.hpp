@@ -20,9 +20,8 @@ namespace sphad {
 namespace detail {
 /// The dual with value `f` and tangents `slope · x.tangent[k]`.
 template <class T, int N>
-SPHAD_HOST_DEVICE SPHAD_INLINE constexpr Dual<T, N> chain(const Dual<T, N>& x,
-                                                          const T& f,
-                                                          const T& slope) {
+SPHAD_HOST_DEVICE SPHAD_INLINE constexpr Dual<T, N>
+chain(const Dual<T, N>& x, const T& f, const T& slope) {
   Dual<T, N> r(f);
   SPHAD_PRAGMA_UNROLL
   for (int k = 0; k < N; ++k) {

@@ -25,9 +25,8 @@ namespace sphad {
 /// mask, whose tangent 0·Inf is NaN). For a branch that must not even be computed, use
 /// `evaluate_if`.
 template <class A, class B>
-SPHAD_HOST_DEVICE SPHAD_INLINE constexpr promote_t<A, B> select(bool condition,
-                                                                const A& if_true,
-                                                                const B& if_false) {
+SPHAD_HOST_DEVICE SPHAD_INLINE constexpr promote_t<A, B>
+select(bool condition, const A& if_true, const B& if_false) {
   using R = promote_t<A, B>;
   return condition ? R(if_true) : R(if_false);
 }
@@ -35,7 +34,8 @@ SPHAD_HOST_DEVICE SPHAD_INLINE constexpr promote_t<A, B> select(bool condition,
 /// `compute()` when `condition` holds, else `fallback`; `compute` is not called at all otherwise,
 /// so a degenerate input (a singular matrix, a zero distance) is never fed to it (decision C2).
 template <class F, class R>
-SPHAD_HOST_DEVICE SPHAD_INLINE constexpr R evaluate_if(bool condition, F&& compute, const R& fallback) {
+SPHAD_HOST_DEVICE SPHAD_INLINE constexpr R
+evaluate_if(bool condition, F&& compute, const R& fallback) {
   if (condition) {
     return R(compute());
   }

@@ -44,8 +44,10 @@ inline constexpr int tangent_count_v<Dual<T, N>> = N;
 
 /// A scalar sphad computes with: an arithmetic type or a dual number over one.
 template <class T>
-inline constexpr bool is_scalar_v =
-    std::is_arithmetic_v<std::remove_cv_t<std::remove_reference_t<T>>> || is_dual_v<T>;
+struct is_scalar : std::bool_constant<std::is_arithmetic_v<std::remove_cv_t<T>> ||
+                                      is_dual<std::remove_cv_t<T>>::value> {};
+template <class T>
+inline constexpr bool is_scalar_v = is_scalar<std::remove_reference_t<T>>::value;
 
 namespace detail {
 template <class A, class B, class = void>

@@ -82,9 +82,8 @@ template <class T>
 void copy_from_host(const cuda& exec, const T* in, T* out, std::int64_t n) {
   SPHAD_REQUIRE(n >= 0, "copy_from_host", "n", detail::concat("negative (got ", n, ")"));
   if (n > 0) {
-    detail::check_cuda(
-        cudaMemcpyAsync(out, in, sizeof(T) * n, cudaMemcpyHostToDevice, exec.stream),
-        "cudaMemcpyAsync (host to device)");
+    detail::check_cuda(cudaMemcpyAsync(out, in, sizeof(T) * n, cudaMemcpyHostToDevice, exec.stream),
+                       "cudaMemcpyAsync (host to device)");
   }
 }
 

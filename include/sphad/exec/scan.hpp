@@ -48,9 +48,8 @@ void exclusive_scan(const cuda& exec, const T* in, T* out, std::int64_t n) {
   detail::check_cuda(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, n, exec.stream),
                      "cub::DeviceScan::ExclusiveSum (size query)");
   Buffer<unsigned char, cuda> scratch(exec, static_cast<std::int64_t>(bytes));
-  detail::check_cuda(
-      cub::DeviceScan::ExclusiveSum(scratch.data(), bytes, in, out, n, exec.stream),
-      "cub::DeviceScan::ExclusiveSum");
+  detail::check_cuda(cub::DeviceScan::ExclusiveSum(scratch.data(), bytes, in, out, n, exec.stream),
+                     "cub::DeviceScan::ExclusiveSum");
 }
 #endif
 

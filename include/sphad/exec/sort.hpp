@@ -52,8 +52,8 @@ void stable_sort_by_key(const cuda& exec, K* keys, V* values, std::int64_t n) {
   cub::DoubleBuffer<V> value_buffers(values, values_alternate.data());
   constexpr int bits = int(sizeof(K)) * CHAR_BIT;
   std::size_t bytes = 0;
-  detail::check_cuda(cub::DeviceRadixSort::SortPairs(nullptr, bytes, key_buffers, value_buffers,
-                                                     n, 0, bits, exec.stream),
+  detail::check_cuda(cub::DeviceRadixSort::SortPairs(nullptr, bytes, key_buffers, value_buffers, n,
+                                                     0, bits, exec.stream),
                      "cub::DeviceRadixSort::SortPairs (size query)");
   Buffer<unsigned char, cuda> scratch(exec, static_cast<std::int64_t>(bytes));
   detail::check_cuda(cub::DeviceRadixSort::SortPairs(scratch.data(), bytes, key_buffers,

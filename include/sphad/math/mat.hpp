@@ -136,8 +136,7 @@ SPHAD_HOST_DEVICE SPHAD_INLINE constexpr auto operator*(const Mat<T, R, K>& a,
 
 /// Matrix times column vector ([R×C]·[C] → [R]).
 template <class T, class U, int R, int C>
-SPHAD_HOST_DEVICE SPHAD_INLINE constexpr auto operator*(const Mat<T, R, C>& a,
-                                                        const Vec<U, C>& v) {
+SPHAD_HOST_DEVICE SPHAD_INLINE constexpr auto operator*(const Mat<T, R, C>& a, const Vec<U, C>& v) {
   return detail::generate_vec<R>([&](int i) {
     auto sum = a(i, 0) * v[0];
     SPHAD_PRAGMA_UNROLL

@@ -22,9 +22,8 @@ namespace sphad {
 /// @param period    domain extent L per axis (max − min); read on periodic axes only, must be > 0.
 /// @param periodic  which axes wrap.
 template <class T, class L, int D>
-SPHAD_HOST_DEVICE SPHAD_INLINE Vec<T, D> minimum_image(Vec<T, D> x_ij,
-                                                       const Vec<L, D>& period,
-                                                       const Vec<bool, D>& periodic) {
+SPHAD_HOST_DEVICE SPHAD_INLINE Vec<T, D>
+minimum_image(Vec<T, D> x_ij, const Vec<L, D>& period, const Vec<bool, D>& periodic) {
   using std::floor;
   SPHAD_PRAGMA_UNROLL
   for (int a = 0; a < D; ++a) {

@@ -34,8 +34,8 @@ SPHAD_HOST_DEVICE Mat<T, D, D> pinv(const Mat<T, D, D>& a) {
     const auto a0 = detail::generate_mat<D, D>([&](int i, int j) { return a(i, j).value; });
     const Mat<Inner, D, D> p = pinv(a0);
     const auto eye = Mat<Inner, D, D>::identity();
-    const auto left = eye - p * a0;   // I − P A
-    const auto right = eye - a0 * p;  // I − A P
+    const auto left = eye - p * a0;    // I − P A
+    const auto right = eye - a0 * p;   // I − A P
     const auto ppt = p * transpose(p); // P Pᵀ
     const auto ptp = transpose(p) * p; // Pᵀ P
     Mat<T, D, D> out{};

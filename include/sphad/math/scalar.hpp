@@ -52,7 +52,8 @@ SPHAD_HOST_DEVICE SPHAD_INLINE constexpr promote_t<A, B> min(const A& a, const B
 
 /// Machine epsilon of the primal type (2^-23 for float, 2^-52 for double), usable in device code.
 template <class T>
-inline constexpr primal_t<T> machine_epsilon_v =
-    std::is_same_v<primal_t<T>, float> ? primal_t<T>(FLT_EPSILON) : primal_t<T>(DBL_EPSILON);
+inline constexpr primal_t<T> machine_epsilon_v = std::is_same_v<primal_t<T>, float>
+                                                     ? primal_t<T>(FLT_EPSILON)
+                                                     : primal_t<T>(DBL_EPSILON);
 
 } // namespace sphad

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# On a machine with an NVIDIA GPU: configure the CUDA preset, build, run every test (host and
+# CUDA) and the benchmarks, and copy logs and benchmark JSON into RESULTS_DIR.
+# Usage: scripts/gpu-check.sh [RESULTS_DIR]   (default ./gpu-results). Finishes in minutes.
+# Without network access, run scripts/stage-gpu-deps.sh on a Debian machine first and bring
+# .deps/ along: Catch2 and Google Benchmark are then taken from there.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+results=$(realpath -m "${1:-./gpu-results}")
+mkdir -p "$results"
+export PATH="$PATH:/usr/local/cuda/bin"
+status=0
+
+configure_args=()
+if [ -d .deps ]; then
+  configure_args+=("-DCMAKE_PREFIX_PATH=$PWD/.deps")
+  export LD_LIBRARY_PATH="$PWD/.deps/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
+elif command -v apt-get >/dev/null 2>&1; then
+  bash scripts/install-deps.sh || true
+fi
+
+{
+  nvidia-smi || true
+  nvcc --version || true
+} >"$results/machine.txt" 2>&1
+
+step() { # step NAME COMMAND...: runs, logs to RESULTS_DIR/NAME.log, remembers failures
+  local name=$1
+  shift
+  echo "== $name: $*"
+  if ! "$@" >"$results/$name.log" 2>&1; then
+    echo "   FAILED (see $name.log)"
+    status=1
+  fi
+  tail -n 3 "$results/$name.log"
+}
+
+step configure cmake --preset cuda "${configure_args[@]}"
+step build cmake --build --preset cuda -j "$(nproc)"
+step ctest ctest --preset cuda -j 4 --timeout 300
+for bench in build/cuda/bench/sphad_bench_cuda build/cuda/bench/sphad_bench; do
+  name=$(basename "$bench")
+  step "$name" "$bench" --benchmark_min_time=0.2 --benchmark_out="$results/$name.json" \
+    --benchmark_out_format=json
+done
+exit $status
