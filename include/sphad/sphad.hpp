@@ -10,4 +10,5 @@
 #include <sphad/ad.hpp>
 #include <sphad/errors.hpp>
 #include <sphad/exec.hpp>
+#include <sphad/kernels.hpp>
 #include <sphad/math.hpp>

@@ -50,6 +50,10 @@ SPHAD_HOST_DEVICE SPHAD_INLINE constexpr promote_t<A, B> min(const A& a, const B
   return value_of(a) <= value_of(b) ? R(a) : R(b);
 }
 
+/// π in the primal type of T.
+template <class T>
+inline constexpr primal_t<T> pi_v = primal_t<T>(3.141592653589793238462643383279502884L);
+
 /// Machine epsilon of the primal type (2^-23 for float, 2^-52 for double), usable in device code.
 template <class T>
 inline constexpr primal_t<T> machine_epsilon_v = std::is_same_v<primal_t<T>, float>

@@ -1,0 +1,178 @@
+// SPDX-FileCopyrightText: The sphad authors
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <sphad/config.hpp>
+
+#include <sphad/ad/dual.hpp>
+#include <sphad/ad/safe.hpp>
+#include <sphad/kernels/kernel_traits.hpp>
+#include <sphad/math/mat.hpp>
+#include <sphad/math/scalar.hpp>
+#include <sphad/math/vec.hpp>
+
+/// \file
+/// \brief Single-support kernel evaluations: W, ∇W, the Hessian, the naive Laplacian, ∂W/∂h
+/// and ∂∇W/∂h at a pair vector x = x_i − x_j and support radius h (ref-kernels.md §3).
+///
+/// Every function takes plain or dual scalars (the result is `promote_t` of the position and
+/// support types) and is exactly zero, value and tangents, for q = |x|/h ≥ 1 (decision K1; at
+/// q = 1 every shipped kernel is zero anyway, and the cut keeps the adhesion kernel's infinite
+/// derivatives out). Gradients are written as g(q)·x with g = C_d k'(q)/(q h^(D+2)), whose
+/// limit at q = 0 is C_d k''(0)/h^(D+2) for kernels with k'(0) = 0: so ∇W(0) = 0, the Hessian
+/// at 0 is that limit times I, and the tangent of ∇W at coincident particles is the Hessian
+/// applied to the tangent (decision A5). The lattice calibration factor (K7) is not applied
+/// here; operators multiply by it.
+
+namespace sphad::kernels {
+
+namespace detail {
+
+/// q = |x|/h and the promoted scalar type of a kernel evaluation.
+template <class T, int D, class H>
+struct PairGeometry {
+  using scalar_type = promote_t<T, H>;
+  scalar_type r;
+  scalar_type q;
+};
+
+template <class T, int D, class H>
+SPHAD_HOST_DEVICE SPHAD_INLINE PairGeometry<T, D, H> geometry(const Vec<T, D>& x, const H& h) {
+  using R = promote_t<T, H>;
+  const R r = safe_norm(x);
+  return {r, r / h};
+}
+
+/// Whether the kernel contributes at q: inside the support, and not at a singular centre.
+template <class K, class R>
+SPHAD_HOST_DEVICE SPHAD_INLINE bool inside(const R& q) {
+  if constexpr (K::center == Center::singular) {
+    return value_of(q) < 1 && value_of(q) > 0;
+  } else {
+    return value_of(q) < 1;
+  }
+}
+
+/// C_d in the primal type of R.
+template <class K, int D, class R>
+SPHAD_HOST_DEVICE SPHAD_INLINE constexpr primal_t<R> normalization() {
+  return K::template normalization<D, primal_t<R>>();
+}
+
+/// k'(q)/q, continued at q = 0 by k''(0) (smooth centre) or 0 (cusp, decision A5).
+template <class K, int D, class R>
+SPHAD_HOST_DEVICE SPHAD_INLINE R dk_over_q(const R& q) {
+  if (value_of(q) > 0) {
+    return K::template dk<D>(q) / q;
+  }
+  if constexpr (K::center == Center::smooth) {
+    return R(K::template d2k<D>(primal_t<R>(0)));
+  } else {
+    return R(0);
+  }
+}
+
+} // namespace detail
+
+/// W(x, h) = C_d k(q) / h^D.
+template <class K, class T, int D, class H>
+SPHAD_HOST_DEVICE promote_t<T, H> value(const Vec<T, D>& x, const H& h) {
+  check_kernel<K, D>();
+  using R = promote_t<T, H>;
+  const auto [r, q] = detail::geometry(x, h);
+  (void)r;
+  if (!detail::inside<K>(q)) {
+    return R(0);
+  }
+  return detail::normalization<K, D, R>() * K::template k<D>(q) / ipow(R(h), D);
+}
+
+/// ∇W(x, h) with respect to x (that is, to x_i): C_d k'(q)/h^(D+1) x̂ = g(q) x.
+template <class K, class T, int D, class H>
+SPHAD_HOST_DEVICE Vec<promote_t<T, H>, D> gradient(const Vec<T, D>& x, const H& h) {
+  check_kernel<K, D>();
+  using R = promote_t<T, H>;
+  const auto [r, q] = detail::geometry(x, h);
+  (void)r;
+  if (!detail::inside<K>(q)) {
+    return Vec<R, D>{};
+  }
+  const R g = detail::normalization<K, D, R>() * detail::dk_over_q<K, D>(q) / ipow(R(h), D + 2);
+  return x * g;
+}
+
+/// The Hessian ∂²W/∂x∂x = C_d/h^(D+2) [g I + (k''(q) − g) x̂ x̂ᵀ], g = k'(q)/q; exact (no ε) and
+/// equal to C_d k''(0)/h^(D+2) I at x = 0 for kernels with k'(0) = 0, 0 for a cusp (A5).
+template <class K, class T, int D, class H>
+SPHAD_HOST_DEVICE Mat<promote_t<T, H>, D, D> hessian(const Vec<T, D>& x, const H& h) {
+  check_kernel<K, D>();
+  using R = promote_t<T, H>;
+  const auto [r, q] = detail::geometry(x, h);
+  if (!detail::inside<K>(q)) {
+    return Mat<R, D, D>{};
+  }
+  const R scale = detail::normalization<K, D, R>() / ipow(R(h), D + 2);
+  const R g = detail::dk_over_q<K, D>(q);
+  const Vec<R, D> unit = value_of(r) > 0 ? Vec<R, D>(x / r) : Vec<R, D>{};
+  const R radial = value_of(r) > 0 ? R(K::template d2k<D>(q) - g) : R(0);
+  Mat<R, D, D> out = outer(unit, unit * radial);
+  for (int a = 0; a < D; ++a) {
+    out(a, a) += g;
+  }
+  return out * scale;
+}
+
+/// The reference's naive kernel Laplacian (ref-kernels §3.5), ε-regularized: with r_ε = r + εh,
+/// ∇²W = s k₂ + t k₁, s = r²/r_ε², t = D/r_ε − r²/r_ε³, k₁ = C_d k'(q)/h^(D+1),
+/// k₂ = C_d k''(q)/h^(D+2); zero for q < ε (so 0 at the self pair, not trace H(0)) and q ≥ 1.
+/// Away from r = 0 it equals the trace of the Hessian to O(ε).
+template <class K, class T, int D, class H>
+SPHAD_HOST_DEVICE promote_t<T, H> laplacian(const Vec<T, D>& x, const H& h) {
+  check_kernel<K, D>();
+  using R = promote_t<T, H>;
+  const auto [r, q] = detail::geometry(x, h);
+  constexpr primal_t<R> eps = kernel_epsilon_v<R>;
+  if (!detail::inside<K>(q) || value_of(q) < eps) {
+    return R(0);
+  }
+  const R c = detail::normalization<K, D, R>();
+  const R hd = ipow(R(h), D + 1);
+  const R k1 = c * K::template dk<D>(q) / hd;
+  const R k2 = c * K::template d2k<D>(q) / (hd * h);
+  const R r_eps = r + eps * h;
+  const R r2 = norm_squared(x);
+  const R s = r2 / (r_eps * r_eps);
+  const R t = D / r_eps - r2 / (r_eps * r_eps * r_eps);
+  return s * k2 + t * k1;
+}
+
+/// ∂W/∂h = −C_d/h^(D+1) (D k(q) + q k'(q)).
+template <class K, class T, int D, class H>
+SPHAD_HOST_DEVICE promote_t<T, H> value_dh(const Vec<T, D>& x, const H& h) {
+  check_kernel<K, D>();
+  using R = promote_t<T, H>;
+  const auto [r, q] = detail::geometry(x, h);
+  (void)r;
+  if (!detail::inside<K>(q)) {
+    return R(0);
+  }
+  return -detail::normalization<K, D, R>() * (D * K::template k<D>(q) + q * K::template dk<D>(q)) /
+         ipow(R(h), D + 1);
+}
+
+/// ∂∇W/∂h = −C_d/h^(D+3) (k''(q) + (D + 1) k'(q)/q) x.
+template <class K, class T, int D, class H>
+SPHAD_HOST_DEVICE Vec<promote_t<T, H>, D> gradient_dh(const Vec<T, D>& x, const H& h) {
+  check_kernel<K, D>();
+  using R = promote_t<T, H>;
+  const auto [r, q] = detail::geometry(x, h);
+  if (!detail::inside<K>(q)) {
+    return Vec<R, D>{};
+  }
+  const R d2k = value_of(r) > 0 || K::center == Center::smooth ? R(K::template d2k<D>(q)) : R(0);
+  const R g = -detail::normalization<K, D, R>() * (d2k + (D + 1) * detail::dk_over_q<K, D>(q)) /
+              ipow(R(h), D + 3);
+  return x * g;
+}
+
+} // namespace sphad::kernels

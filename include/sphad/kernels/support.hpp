@@ -1,0 +1,86 @@
+// SPDX-FileCopyrightText: The sphad authors
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <sphad/config.hpp>
+
+#include <sphad/ad/scalar_traits.hpp>
+#include <sphad/kernels/evaluate.hpp>
+#include <sphad/math/scalar.hpp>
+
+/// \file
+/// \brief Support schemes: how a pair (i, j) with supports h_i, h_j is evaluated
+/// (ref-operators.md §3.4 with decisions K3, K4, A3).
+
+namespace sphad {
+
+/// How the support of a pair is formed; the integer values are the reference's.
+enum class SupportScheme : int {
+  Gather = 11,              ///< h_ij = h_i
+  Scatter = 12,             ///< h_ij = h_j
+  MeanSymmetric = 13,       ///< h_ij = (h_i + h_j)/2
+  KernelMeanSymmetric = 14, ///< every kernel quantity is ½[f(h_i) + f(h_j)] (K3)
+  SuperSymmetric = 15,      ///< as KernelMeanSymmetric for kernel quantities
+  PartialSymmetric = 16,    ///< h_ij = max(h_i, h_j) (K4)
+};
+
+namespace kernels {
+
+/// True when the scheme averages two single-support evaluations instead of using one h_ij.
+template <SupportScheme S>
+inline constexpr bool averages_evaluations_v =
+    S == SupportScheme::KernelMeanSymmetric || S == SupportScheme::SuperSymmetric;
+
+/// The pair support h_ij of a scheme that uses one: Gather h_i, Scatter h_j, MeanSymmetric
+/// (h_i + h_j)/2, otherwise max(h_i, h_j). Tangents follow the same rule; max takes h_i's on a
+/// tie (decision A3).
+template <SupportScheme S, class A, class B>
+SPHAD_HOST_DEVICE SPHAD_INLINE promote_t<A, B> pair_support(const A& h_i, const B& h_j) {
+  using R = promote_t<A, B>;
+  if constexpr (S == SupportScheme::Gather) {
+    return R(h_i);
+  } else if constexpr (S == SupportScheme::Scatter) {
+    return R(h_j);
+  } else if constexpr (S == SupportScheme::MeanSymmetric) {
+    return (R(h_i) + R(h_j)) * primal_t<R>(0.5);
+  } else {
+    return sphad::max(h_i, h_j);
+  }
+}
+
+/// Evaluates a single-support quantity `f(h)` for a pair under scheme S: ½[f(h_i) + f(h_j)]
+/// for the averaging schemes (K3: so every kernel quantity, its derivatives included, is the
+/// derivative of the averaged W), f(h_ij) otherwise. The one place schemes are told apart.
+template <SupportScheme S, class A, class B, class F>
+SPHAD_HOST_DEVICE SPHAD_INLINE auto evaluate_pair(const A& h_i, const B& h_j, const F& f) {
+  if constexpr (averages_evaluations_v<S>) {
+    using R = promote_t<A, B>;
+    return (f(R(h_i)) + f(R(h_j))) * primal_t<R>(0.5);
+  } else {
+    return f(pair_support<S>(h_i, h_j));
+  }
+}
+
+/// W_ij under scheme S.
+template <class K, SupportScheme S, class T, int D, class A, class B>
+SPHAD_HOST_DEVICE auto pair_value(const Vec<T, D>& x_ij, const A& h_i, const B& h_j) {
+  return evaluate_pair<S>(h_i, h_j, [&](const auto& h) { return value<K>(x_ij, h); });
+}
+/// ∇_i W_ij under scheme S.
+template <class K, SupportScheme S, class T, int D, class A, class B>
+SPHAD_HOST_DEVICE auto pair_gradient(const Vec<T, D>& x_ij, const A& h_i, const B& h_j) {
+  return evaluate_pair<S>(h_i, h_j, [&](const auto& h) { return gradient<K>(x_ij, h); });
+}
+/// The Hessian of W_ij with respect to x_i under scheme S.
+template <class K, SupportScheme S, class T, int D, class A, class B>
+SPHAD_HOST_DEVICE auto pair_hessian(const Vec<T, D>& x_ij, const A& h_i, const B& h_j) {
+  return evaluate_pair<S>(h_i, h_j, [&](const auto& h) { return hessian<K>(x_ij, h); });
+}
+/// The naive kernel Laplacian of W_ij under scheme S.
+template <class K, SupportScheme S, class T, int D, class A, class B>
+SPHAD_HOST_DEVICE auto pair_laplacian(const Vec<T, D>& x_ij, const A& h_i, const B& h_j) {
+  return evaluate_pair<S>(h_i, h_j, [&](const auto& h) { return laplacian<K>(x_ij, h); });
+}
+
+} // namespace kernels
+} // namespace sphad
