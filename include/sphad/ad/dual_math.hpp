@@ -89,10 +89,13 @@ SPHAD_HOST_DEVICE SPHAD_INLINE Dual<T, N> pow(const B& a, const Dual<T, N>& x) {
   return detail::chain(x, f, T(f * log(primal_t<T>(a))));
 }
 
-/// |x|; at x = 0 the tangent is +x' (the right derivative).
+/// |x|; at x = +0 the tangent is +x' (the right derivative), at −0 it is −x'. Multiplies by
+/// the sign bit rather than branching between x and −x, which mispredicts on mixed-sign data.
 template <class T, int N>
-SPHAD_HOST_DEVICE SPHAD_INLINE constexpr Dual<T, N> abs(const Dual<T, N>& x) {
-  return value_of(x) >= 0 ? x : -x;
+SPHAD_HOST_DEVICE SPHAD_INLINE Dual<T, N> abs(const Dual<T, N>& x) {
+  using S = primal_t<T>;
+  using std::copysign;
+  return x * copysign(S(1), value_of(x));
 }
 
 /// ⌊x⌋ for non-differentiable use (cell indices, period counts): zero tangent.
