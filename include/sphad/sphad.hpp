@@ -12,3 +12,4 @@
 #include <sphad/exec.hpp>
 #include <sphad/kernels.hpp>
 #include <sphad/math.hpp>
+#include <sphad/search.hpp>

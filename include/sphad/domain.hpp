@@ -1,0 +1,59 @@
+// SPDX-FileCopyrightText: The sphad authors
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <sphad/config.hpp>
+
+#include <sphad/errors.hpp>
+#include <sphad/math/periodic.hpp>
+#include <sphad/math/vec.hpp>
+
+#include <cmath>
+
+/// \file
+/// \brief `Domain<D, T>`: the simulation box and which of its axes are periodic.
+
+namespace sphad {
+
+/// An axis-aligned box [min, max) with per-axis periodicity. Periodic axes wrap with period
+/// L = max − min; positions may be unwrapped by any number of periods. On non-periodic axes the
+/// bounds only lay out the search grid: particles outside them are still found (they share the
+/// boundary cells), so a box that covers the particles keeps searches fast. Never
+/// differentiable (decision A2).
+template <int D, class T>
+struct Domain {
+  static_assert(D >= 1 && D <= 3, "sphad::Domain: the dimension D must be 1, 2 or 3");
+  static_assert(std::is_floating_point_v<T>,
+                "sphad::Domain: bounds are plain float or double (never dual: decision A2)");
+  Vec<T, D> min;
+  Vec<T, D> max;
+  Vec<bool, D> periodic{};
+
+  /// max − min per axis.
+  SPHAD_HOST_DEVICE Vec<T, D> extent() const { return max - min; }
+
+  /// The minimum-image difference x_i − x_j (periodic axes wrapped into [−L/2, L/2)).
+  template <class S>
+  SPHAD_HOST_DEVICE SPHAD_INLINE Vec<S, D> difference(const Vec<S, D>& x_i,
+                                                      const Vec<S, D>& x_j) const {
+    return minimum_image(Vec<S, D>(x_i - x_j), extent(), periodic);
+  }
+};
+
+/// Checks a domain on the host: finite bounds, min < max on periodic axes and min ≤ max on the
+/// others; throws `InvalidArgument` naming `argument` from `function`.
+template <int D, class T>
+void validate_domain(const Domain<D, T>& domain, const char* function, const char* argument) {
+  for (int a = 0; a < D; ++a) {
+    SPHAD_REQUIRE(std::isfinite(domain.min[a]) && std::isfinite(domain.max[a]), function, argument,
+                  detail::concat("bounds must be finite (axis ", a, ": got [", domain.min[a], ", ",
+                                 domain.max[a], "])"));
+    SPHAD_REQUIRE(domain.periodic[a] ? domain.min[a] < domain.max[a]
+                                     : domain.min[a] <= domain.max[a],
+                  function, argument,
+                  detail::concat("bounds are inverted (axis ", a, ": got min ", domain.min[a],
+                                 ", max ", domain.max[a], ")"));
+  }
+}
+
+} // namespace sphad

@@ -1,0 +1,73 @@
+// SPDX-FileCopyrightText: The sphad authors
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <sphad/config.hpp>
+
+#include <sphad/domain.hpp>
+#include <sphad/errors.hpp>
+#include <sphad/exec/host.hpp>
+#include <sphad/exec/reduce.hpp>
+#include <sphad/search/points.hpp>
+
+#include <cmath>
+
+namespace sphad::search::detail {
+
+/// Host-side checks of one point set's metadata: matching sizes.
+template <int D, class T>
+void validate_sizes(const SearchPoints<D, T>& points, const char* function, const char* name) {
+  SPHAD_REQUIRE(points.supports.size == points.positions.size, function, name,
+                sphad::detail::concat("has ", points.positions.size, " positions but ",
+                                      points.supports.size, " supports"));
+  SPHAD_REQUIRE(
+      points.positions.size <= 0x7fffffff, function, name,
+      sphad::detail::concat("too many points for int32 indices (got ", points.positions.size, ")"));
+}
+
+/// Host memory only: every coordinate and support finite, supports ≥ 0.
+template <int D, class T>
+void validate_values(const exec::host&,
+                     const SearchPoints<D, T>& points,
+                     const char* function,
+                     const char* name) {
+  for (std::int64_t i = 0; i < points.size(); ++i) {
+    bool finite = std::isfinite(points.supports[i]);
+    for (int a = 0; a < D; ++a) {
+      finite = finite && std::isfinite(points.positions[i][a]);
+    }
+    SPHAD_REQUIRE(finite, function, name,
+                  sphad::detail::concat("has a non-finite position or support at index ", i));
+    SPHAD_REQUIRE(points.supports[i] >= 0, function, name,
+                  sphad::detail::concat("has a negative support at index ", i, " (got ",
+                                        points.supports[i], ")"));
+  }
+}
+
+/// Device memory is not read for validation (decision O6); CUDA searches flag bad values on
+/// the device instead (see `build_neighbor_list`).
+template <int D, class T, class Exec>
+void validate_values(const Exec&, const SearchPoints<D, T>&, const char*, const char*) {}
+
+/// The largest support of a set: the caller's bound when given (≥ 0), else computed (a device
+/// reduction read back on CUDA).
+template <int D, class T, class Exec>
+T largest_support(const Exec& exec, const SearchPoints<D, T>& points, T given) {
+  return given >= T(0) ? given : exec::reduce_max(exec, points.supports.data, points.size(), T(0));
+}
+
+/// Decision K5: on periodic axes the search radius (plus skin) must stay below L/2.
+template <int D, class T>
+void validate_periodic_radius(const Domain<D, T>& domain, T radius, const char* function) {
+  for (int a = 0; a < D; ++a) {
+    if (domain.periodic[a]) {
+      const T half = (domain.max[a] - domain.min[a]) / T(2);
+      SPHAD_REQUIRE(radius < half, function, "supports",
+                    sphad::detail::concat("reach half the period on periodic axis ", a,
+                                          " (largest search radius ", radius, ", L/2 = ", half,
+                                          "); decision K5 needs h < L/2"));
+    }
+  }
+}
+
+} // namespace sphad::search::detail

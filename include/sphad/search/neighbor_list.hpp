@@ -1,0 +1,276 @@
+// SPDX-FileCopyrightText: The sphad authors
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <sphad/config.hpp>
+
+#include <sphad/domain.hpp>
+#include <sphad/errors.hpp>
+#include <sphad/exec/buffer.hpp>
+#include <sphad/exec/copy.hpp>
+#include <sphad/exec/host.hpp>
+#include <sphad/exec/scan.hpp>
+#include <sphad/kernels/dispatch.hpp>
+#include <sphad/search/detail/validate.hpp>
+#include <sphad/search/hash_grid.hpp>
+#include <sphad/search/points.hpp>
+
+#include <cmath>
+#include <cstdint>
+
+/// \file
+/// \brief CSR neighbour lists (decision N1): for query i, `neighbors[offsets[i], offsets[i+1])`
+/// holds the original indices of its reference neighbours, self pairs included.
+
+namespace sphad {
+
+/// A neighbour list in the memory of `Exec`: int64 offsets [Nq + 1] and int32 reference
+/// indices [num_pairs], rows in query order, each row in the canonical traversal order of
+/// `search::for_each_neighbor`.
+template <class Exec>
+struct NeighborList {
+  Buffer<std::int64_t, Exec> offsets;
+  Buffer<std::int32_t, Exec> neighbors;
+  std::int64_t num_queries = 0;
+  std::int64_t num_pairs = 0;
+};
+
+/// Knobs of a search that do not change generated code.
+template <class T>
+struct SearchOptions {
+  /// An upper bound of every support of both sets, known on the host (e.g. from the solver's
+  /// own bookkeeping). When negative it is computed: a host loop, or on CUDA one device
+  /// reduction read back (a synchronization). Giving it keeps a CUDA build at one host read.
+  T max_support = T(-1);
+  /// Extra search distance added to every pair's radius (a Verlet skin); ≥ 0.
+  T skin = T(0);
+};
+
+namespace search::detail {
+
+/// Sets *bad = 1 for a point with a non-finite coordinate or a non-finite or negative support
+/// (how CUDA searches find bad values without reading device memory on the host).
+template <int D, class T>
+struct FlagBadPoints {
+  SearchPoints<D, T> points;
+  int* bad;
+  SPHAD_HOST_DEVICE void operator()(std::int64_t i) const {
+    const T h = points.supports[i];
+    bool ok = h >= T(0) && h - h == T(0); // false for NaN and ±Inf
+    for (int a = 0; a < D; ++a) {
+      ok = ok && points.positions[i][a] - points.positions[i][a] == T(0);
+    }
+    if (!ok) {
+      *bad = 1; // every writer stores the same value
+    }
+  }
+};
+
+/// Counts (pass 1) or writes (pass 2) the neighbours of each query through the grid.
+template <SupportScheme S, int D, class T>
+struct CountNeighbors {
+  HashGridView<D, T> grid;
+  SearchPoints<D, T> queries, references;
+  T skin;
+  std::int64_t* counts;
+  SPHAD_HOST_DEVICE void operator()(std::int64_t i) const {
+    std::int64_t count = 0;
+    for_each_neighbor<S>(grid, references, queries.positions[i], queries.supports[i], skin,
+                         [&](std::int32_t) { ++count; });
+    counts[i] = count;
+  }
+};
+
+template <SupportScheme S, int D, class T>
+struct WriteNeighbors {
+  HashGridView<D, T> grid;
+  SearchPoints<D, T> queries, references;
+  T skin;
+  const std::int64_t* offsets;
+  std::int32_t* neighbors;
+  std::int64_t capacity; // rows that would pass it are skipped (capacity variant)
+  SPHAD_HOST_DEVICE void operator()(std::int64_t i) const {
+    std::int64_t at = offsets[i];
+    if (offsets[i + 1] > capacity) {
+      return;
+    }
+    for_each_neighbor<S>(grid, references, queries.positions[i], queries.supports[i], skin,
+                         [&](std::int32_t j) { neighbors[at++] = j; });
+  }
+};
+
+/// status[0] = offsets[n] (the total), status[1] = the bad-input flag; read back together.
+struct PackStatus {
+  const std::int64_t* offsets;
+  std::int64_t n;
+  const int* bad_input;
+  std::int64_t* status;
+  SPHAD_HOST_DEVICE void operator()(std::int64_t) const {
+    status[0] = offsets[n];
+    status[1] = *bad_input;
+  }
+};
+
+struct SetOverflow {
+  const std::int64_t* offsets;
+  std::int64_t n, capacity;
+  int* overflow;
+  SPHAD_HOST_DEVICE void operator()(std::int64_t) const {
+    *overflow = offsets[n] > capacity ? 1 : 0;
+  }
+};
+
+/// Validation shared by every entry point; returns the grid radius.
+template <SupportScheme S, int D, class T, class Exec>
+T validate_search(const Exec& exec,
+                  const SearchPoints<D, T>& queries,
+                  const SearchPoints<D, T>& references,
+                  const Domain<D, T>& domain,
+                  const SearchOptions<T>& options,
+                  const char* function) {
+  validate_sizes(queries, function, "queries");
+  validate_sizes(references, function, "references");
+  validate_domain(domain, function, "domain");
+  SPHAD_REQUIRE(std::isfinite(options.skin) && options.skin >= T(0), function, "options.skin",
+                sphad::detail::concat("must be finite and >= 0 (got ", options.skin, ")"));
+  SPHAD_REQUIRE(!(options.max_support >= T(0)) || std::isfinite(options.max_support), function,
+                "options.max_support",
+                sphad::detail::concat("must be finite (got ", options.max_support, ")"));
+  validate_values(exec, queries, function, "queries");
+  validate_values(exec, references, function, "references");
+  const T h_q = largest_support(exec, queries, options.max_support);
+  const T h_r = largest_support(exec, references, options.max_support);
+  const T radius = max_search_radius<S>(h_q, h_r) + options.skin;
+  validate_periodic_radius(domain, std::fmax(h_q, h_r) + options.skin, function);
+  return radius;
+}
+
+/// Pass 1 and the scan: offsets[0, nq] from per-query counts (offsets doubles as the count
+/// array, the last entry 0 so the scan leaves the total in offsets[nq]).
+template <SupportScheme S, int D, class T, class Exec>
+void count_and_scan(const Exec& exec,
+                    const HashGrid<D, T, Exec>& grid,
+                    const SearchPoints<D, T>& queries,
+                    const SearchPoints<D, T>& references,
+                    T skin,
+                    std::int64_t* offsets,
+                    int* bad_input) {
+  const std::int64_t nq = queries.size();
+  exec::fill(exec, bad_input, 1, 0);
+  exec::for_each_index(exec, nq, FlagBadPoints<D, T>{queries, bad_input});
+  exec::for_each_index(exec, references.size(), FlagBadPoints<D, T>{references, bad_input});
+  exec::fill(exec, offsets + nq, 1, std::int64_t(0));
+  exec::for_each_index(exec, nq,
+                       CountNeighbors<S, D, T>{grid.view(), queries, references, skin, offsets});
+  exec::exclusive_scan(exec, offsets, offsets, nq + 1);
+}
+
+} // namespace search::detail
+
+namespace search {
+/// The grid `build_neighbor_list` searches: over `references`, cells as wide as the largest
+/// search radius of scheme S (plus the skin). Operators that traverse the grid instead of a
+/// list (decision N5) build it with this, so both visit the same pairs in the same order.
+/// Validates like `build_neighbor_list`.
+template <SupportScheme S, int D, class T, class Exec>
+HashGrid<D, T, Exec> build_search_grid(const Exec& exec,
+                                       const SearchPoints<D, T>& queries,
+                                       const SearchPoints<D, T>& references,
+                                       const Domain<D, T>& domain,
+                                       const SearchOptions<T>& options = {},
+                                       const char* function = "build_search_grid") {
+  const T radius = detail::validate_search<S>(exec, queries, references, domain, options, function);
+  return build_hash_grid(exec, references, domain, radius);
+}
+} // namespace search
+
+/// Builds the neighbour list of `queries` among `references` under support scheme S: j is a
+/// neighbour of i when |x_i − x_j| ≤ h_ij (+ skin), the minimum image on periodic axes, self
+/// pairs included (decision N1). Queries and references may be the same set (pass the same view
+/// twice). Two passes over a grid of the references: count, scan, one host read of the total
+/// (decision N4; on CUDA together with a flag for non-finite inputs found on the device), fill.
+/// Deterministic: the same input gives the same arrays (N2).
+/// Throws `InvalidArgument` (before any launch, from host metadata) for mismatched sizes,
+/// non-finite or inverted domain bounds, a search radius ≥ L/2 on a periodic axis (K5), bad
+/// options; on the host also for non-finite positions or supports and negative supports (CUDA
+/// reports those after its count pass). Empty sets give an empty or all-zero-count list.
+template <SupportScheme S, int D, class T, class Exec>
+NeighborList<Exec> build_neighbor_list(const Exec& exec,
+                                       const SearchPoints<D, T>& queries,
+                                       const SearchPoints<D, T>& references,
+                                       const Domain<D, T>& domain,
+                                       const SearchOptions<T>& options = {}) {
+  constexpr const char* function = "build_neighbor_list";
+  const auto grid =
+      search::build_search_grid<S>(exec, queries, references, domain, options, function);
+  const std::int64_t nq = queries.size();
+  NeighborList<Exec> list{Buffer<std::int64_t, Exec>(exec, nq + 1), Buffer<std::int32_t, Exec>(),
+                          nq, 0};
+  Buffer<int, Exec> bad_input(exec, 1);
+  search::detail::count_and_scan<S>(exec, grid, queries, references, options.skin,
+                                    list.offsets.data(), bad_input.data());
+  Buffer<std::int64_t, Exec> status(exec, 2);
+  exec::for_each_index(
+      exec, 1,
+      search::detail::PackStatus{list.offsets.data(), nq, bad_input.data(), status.data()});
+  const auto host_status = exec::to_host(exec, status.data(), 2); // the one host read
+  SPHAD_REQUIRE(host_status[1] == 0, function, "queries",
+                "or `references` has a non-finite position or a non-finite or negative support");
+  list.num_pairs = host_status[0];
+  list.neighbors = Buffer<std::int32_t, Exec>(exec, list.num_pairs);
+  exec::for_each_index(exec, nq,
+                       search::detail::WriteNeighbors<S, D, T>{
+                           grid.view(), queries, references, options.skin, list.offsets.data(),
+                           list.neighbors.data(), list.num_pairs});
+  return list;
+}
+
+/// The same with the scheme chosen at run time (dispatched once).
+template <int D, class T, class Exec>
+NeighborList<Exec> build_neighbor_list(const Exec& exec,
+                                       const SearchPoints<D, T>& queries,
+                                       const SearchPoints<D, T>& references,
+                                       const Domain<D, T>& domain,
+                                       SupportScheme scheme,
+                                       const SearchOptions<T>& options = {}) {
+  return kernels::dispatch(scheme, [&](auto s) {
+    return build_neighbor_list<decltype(s)::value>(exec, queries, references, domain, options);
+  });
+}
+
+/// The capacity variant for CUDA graphs: no host read and no allocation sized by the data.
+/// Writes offsets [Nq + 1] and up to `capacity` neighbours into caller memory and sets
+/// `*overflow` (device memory, an int) to 1 when the list needs more than `capacity` entries
+/// (rows past the capacity are then not written; offsets are complete, so offsets[Nq] is the
+/// size needed), else 0. Needs `options.max_support` (≥ 0): the grid is laid out from host
+/// metadata only. On CUDA, non-finite inputs are not reported (nothing is read back).
+template <SupportScheme S, int D, class T, class Exec>
+void build_neighbor_list_into(const Exec& exec,
+                              const SearchPoints<D, T>& queries,
+                              const SearchPoints<D, T>& references,
+                              const Domain<D, T>& domain,
+                              const SearchOptions<T>& options,
+                              std::int64_t* offsets,
+                              std::int32_t* neighbors,
+                              std::int64_t capacity,
+                              int* overflow) {
+  constexpr const char* function = "build_neighbor_list_into";
+  SPHAD_REQUIRE(options.max_support >= T(0), function, "options.max_support",
+                sphad::detail::concat("is required (>= 0) without host reads (got ",
+                                      options.max_support, ")"));
+  SPHAD_REQUIRE(capacity >= 0, function, "capacity",
+                sphad::detail::concat("negative (got ", capacity, ")"));
+  const auto grid =
+      search::build_search_grid<S>(exec, queries, references, domain, options, function);
+  Buffer<int, Exec> bad_input(exec, 1);
+  search::detail::count_and_scan<S>(exec, grid, queries, references, options.skin, offsets,
+                                    bad_input.data());
+  const std::int64_t nq = queries.size();
+  exec::for_each_index(exec, 1, search::detail::SetOverflow{offsets, nq, capacity, overflow});
+  exec::for_each_index(exec, nq,
+                       search::detail::WriteNeighbors<S, D, T>{grid.view(), queries, references,
+                                                               options.skin, offsets, neighbors,
+                                                               capacity});
+}
+
+} // namespace sphad

@@ -1,0 +1,187 @@
+// SPDX-FileCopyrightText: The sphad authors
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <sphad/config.hpp>
+
+#include <sphad/domain.hpp>
+#include <sphad/errors.hpp>
+#include <sphad/exec/buffer.hpp>
+#include <sphad/exec/copy.hpp>
+#include <sphad/exec/host.hpp>
+#include <sphad/exec/reduce.hpp>
+#include <sphad/exec/scan.hpp>
+#include <sphad/search/neighbor_list.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+/// \file
+/// \brief Verlet lists (decision N6): a list built with a skin, kept while no pair can have
+/// entered the support since, and filtered down to the exact radius between rebuilds.
+
+namespace sphad {
+
+/// A neighbour list built with every radius enlarged by `skin`, with the positions and
+/// supports it was built from (copies in the memory of `Exec`).
+template <int D, class T, class Exec>
+struct VerletList {
+  NeighborList<Exec> list; ///< pairs within radius + skin at build time
+  T skin;
+  Buffer<Vec<T, D>, Exec> query_positions, reference_positions;
+  Buffer<T, Exec> query_supports, reference_supports;
+};
+
+namespace search::detail {
+/// Per point: its minimum-image displacement since the build, or +∞ when its support grew.
+template <int D, class T>
+struct Drift {
+  Domain<D, T> domain;
+  SearchPoints<D, T> now;
+  const Vec<T, D>* then_positions;
+  const T* then_supports;
+  T* drift;
+  SPHAD_HOST_DEVICE void operator()(std::int64_t i) const {
+    using std::sqrt;
+    const T grown = now.supports[i] > then_supports[i] ? T(INFINITY) : T(0);
+    drift[i] = grown + sqrt(norm_squared(domain.difference(now.positions[i], then_positions[i])));
+  }
+};
+
+template <class Exec, int D, class T>
+T max_drift(const Exec& exec,
+            const Domain<D, T>& domain,
+            const SearchPoints<D, T>& now,
+            const Buffer<Vec<T, D>, Exec>& then_positions,
+            const Buffer<T, Exec>& then_supports) {
+  Buffer<T, Exec> drift(exec, now.size());
+  exec::for_each_index(
+      exec, now.size(),
+      Drift<D, T>{domain, now, then_positions.data(), then_supports.data(), drift.data()});
+  return exec::reduce_max(exec, drift.data(), now.size(), T(0));
+}
+
+template <class T, class Exec>
+Buffer<T, Exec> copy_of(const Exec& exec, const T* data, std::int64_t n) {
+  Buffer<T, Exec> out(exec, n);
+  exec::copy(exec, data, out.data(), n);
+  return out;
+}
+
+template <SupportScheme S, int D, class T>
+struct CountWithin {
+  Domain<D, T> domain;
+  SearchPoints<D, T> queries, references;
+  const std::int64_t* verlet_offsets;
+  const std::int32_t* verlet_neighbors;
+  std::int64_t* counts;
+  SPHAD_HOST_DEVICE void operator()(std::int64_t i) const {
+    std::int64_t count = 0;
+    for (std::int64_t k = verlet_offsets[i]; k < verlet_offsets[i + 1]; ++k) {
+      const std::int32_t j = verlet_neighbors[k];
+      count += is_neighbor<S>(domain, queries.positions[i], references.positions[j],
+                              queries.supports[i], references.supports[j]);
+    }
+    counts[i] = count;
+  }
+};
+
+template <SupportScheme S, int D, class T>
+struct WriteWithin {
+  Domain<D, T> domain;
+  SearchPoints<D, T> queries, references;
+  const std::int64_t* verlet_offsets;
+  const std::int32_t* verlet_neighbors;
+  const std::int64_t* offsets;
+  std::int32_t* neighbors;
+  SPHAD_HOST_DEVICE void operator()(std::int64_t i) const {
+    std::int64_t at = offsets[i];
+    for (std::int64_t k = verlet_offsets[i]; k < verlet_offsets[i + 1]; ++k) {
+      const std::int32_t j = verlet_neighbors[k];
+      if (is_neighbor<S>(domain, queries.positions[i], references.positions[j], queries.supports[i],
+                         references.supports[j])) {
+        neighbors[at++] = j;
+      }
+    }
+  }
+};
+} // namespace search::detail
+
+/// Builds a Verlet list: the neighbour list of `build_neighbor_list` with every pair radius
+/// enlarged by `skin` (≥ 0), plus copies of the positions and supports it saw. Same errors as
+/// `build_neighbor_list`, with the skin counted in the K5 check.
+template <SupportScheme S, int D, class T, class Exec>
+VerletList<D, T, Exec> build_verlet_list(const Exec& exec,
+                                         const SearchPoints<D, T>& queries,
+                                         const SearchPoints<D, T>& references,
+                                         const Domain<D, T>& domain,
+                                         T skin,
+                                         SearchOptions<T> options = {}) {
+  options.skin = skin;
+  auto list = build_neighbor_list<S>(exec, queries, references, domain, options);
+  using search::detail::copy_of;
+  return {std::move(list),
+          skin,
+          copy_of(exec, queries.positions.data, queries.size()),
+          copy_of(exec, references.positions.data, references.size()),
+          copy_of(exec, queries.supports.data, queries.size()),
+          copy_of(exec, references.supports.data, references.size())};
+}
+
+/// Whether the Verlet list may miss a pair now: true when max|Δx_query| + max|Δx_reference| >
+/// skin (minimum-image displacements since the build; for one set used in both roles that is
+/// 2·max|Δx| > skin, i.e. some particle moved more than skin/2), when any support grew, or when
+/// a set changed size. One reduction per set; on CUDA each is read back (synchronizes).
+template <int D, class T, class Exec>
+bool verlet_needs_rebuild(const Exec& exec,
+                          const VerletList<D, T, Exec>& verlet,
+                          const SearchPoints<D, T>& queries,
+                          const SearchPoints<D, T>& references,
+                          const Domain<D, T>& domain) {
+  if (queries.size() != verlet.query_positions.size() ||
+      references.size() != verlet.reference_positions.size()) {
+    return true;
+  }
+  const T drift_q = search::detail::max_drift(exec, domain, queries, verlet.query_positions,
+                                              verlet.query_supports);
+  const T drift_r = search::detail::max_drift(exec, domain, references, verlet.reference_positions,
+                                              verlet.reference_supports);
+  return !(drift_q + drift_r <= verlet.skin);
+}
+
+/// The neighbour list at the exact radius (no skin) for the current positions and supports,
+/// taken from the Verlet list's pairs in their stored order. Equal, as a set per row, to a
+/// fresh `build_neighbor_list` while `verlet_needs_rebuild` is false. One host read (the total).
+template <SupportScheme S, int D, class T, class Exec>
+NeighborList<Exec> filter_verlet_list(const Exec& exec,
+                                      const VerletList<D, T, Exec>& verlet,
+                                      const SearchPoints<D, T>& queries,
+                                      const SearchPoints<D, T>& references,
+                                      const Domain<D, T>& domain) {
+  constexpr const char* function = "filter_verlet_list";
+  SPHAD_REQUIRE(queries.size() == verlet.list.num_queries, function, "queries",
+                sphad::detail::concat("has ", queries.size(), " points, the Verlet list ",
+                                      verlet.list.num_queries));
+  search::detail::validate_sizes(queries, function, "queries");
+  search::detail::validate_sizes(references, function, "references");
+  const std::int64_t nq = queries.size();
+  NeighborList<Exec> list{Buffer<std::int64_t, Exec>(exec, nq + 1), Buffer<std::int32_t, Exec>(),
+                          nq, 0};
+  exec::fill(exec, list.offsets.data() + nq, 1, std::int64_t(0));
+  exec::for_each_index(
+      exec, nq,
+      search::detail::CountWithin<S, D, T>{domain, queries, references, verlet.list.offsets.data(),
+                                           verlet.list.neighbors.data(), list.offsets.data()});
+  exec::exclusive_scan(exec, list.offsets.data(), list.offsets.data(), nq + 1);
+  list.num_pairs = exec::to_host(exec, list.offsets.data() + nq, 1)[0];
+  list.neighbors = Buffer<std::int32_t, Exec>(exec, list.num_pairs);
+  exec::for_each_index(
+      exec, nq,
+      search::detail::WriteWithin<S, D, T>{domain, queries, references, verlet.list.offsets.data(),
+                                           verlet.list.neighbors.data(), list.offsets.data(),
+                                           list.neighbors.data()});
+  return list;
+}
+
+} // namespace sphad
