@@ -135,13 +135,13 @@ void check_against_brute_force(const Exec& exec,
 template <SupportScheme S, int D, class T>
 struct TraverseInto {
   search::HashGridView<D, T> grid;
-  SearchPoints<D, T> queries, references;
+  SearchPoints<D, T> queries;
   const std::int64_t* offsets;
   std::int32_t* out;
   SPHAD_HOST_DEVICE void operator()(std::int64_t i) const {
     std::int64_t at = offsets[i];
     const std::int64_t end = offsets[i + 1];
-    search::for_each_neighbor<S>(grid, references, queries.positions[i], queries.supports[i], T(0),
+    search::for_each_neighbor<S>(grid, queries.positions[i], queries.supports[i], T(0),
                                  [&](std::int32_t j) {
                                    if (at < end) {
                                      out[at] = j;
@@ -232,7 +232,7 @@ TEST_CASE("search: grid traversal visits the list's neighbours in the same order
   const auto grid = search::build_search_grid<S>(exec, cloud.device(), other.device(), domain);
   Buffer<std::int32_t, Exec> visited(exec, list.num_pairs);
   exec::for_each_index(exec, list.num_queries,
-                       test::TraverseInto<S, 2, double>{grid.view(), cloud.device(), other.device(),
+                       test::TraverseInto<S, 2, double>{grid.view(), cloud.device(),
                                                         list.offsets.data(), visited.data()});
   CHECK(exec::to_host(exec, visited.data(), visited.size()) ==
         exec::to_host(exec, list.neighbors.data(), list.num_pairs));

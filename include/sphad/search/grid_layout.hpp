@@ -29,18 +29,13 @@ struct GridLayout {
   Vec<int, D> cells; ///< cells per axis, ≥ 1
   std::int64_t num_cells;
 
-  /// The cell of a position (periodic axes wrapped first; clamped into the grid).
-  SPHAD_HOST_DEVICE SPHAD_INLINE Vec<int, D> cell_of(const Vec<T, D>& x) const {
-    using std::floor;
+  /// The cell of a position already wrapped into the domain on periodic axes (see
+  /// `wrap_position`), clamped into the grid. NaN lands in cell 0, so bad input never indexes
+  /// out of range.
+  SPHAD_HOST_DEVICE SPHAD_INLINE Vec<int, D> cell_of(const Vec<T, D>& wrapped) const {
     Vec<int, D> cell{};
     for (int a = 0; a < D; ++a) {
-      T offset = x[a] - domain.min[a];
-      if (domain.periodic[a]) {
-        const T period = domain.max[a] - domain.min[a];
-        offset -= period * floor(offset / period);
-      }
-      const T c = floor(offset / cell_width[a]);
-      // Clamped into the grid; NaN lands in cell 0, so bad input never indexes out of range.
+      const T c = (wrapped[a] - domain.min[a]) / cell_width[a]; // truncation = floor for c ≥ 0
       cell[a] = c >= T(0) ? (c < T(cells[a]) ? int(c) : cells[a] - 1) : 0;
     }
     return cell;

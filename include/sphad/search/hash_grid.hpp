@@ -25,12 +25,15 @@
 namespace sphad::search {
 
 /// What device code needs of a grid: the layout, the reference indices sorted by cell (stable:
-/// ascending original index within a cell) and the first sorted slot of every cell.
+/// ascending original index within a cell), the first sorted slot of every cell, and the
+/// references' wrapped positions and supports in sorted order (contiguous per cell).
 template <int D, class T>
 struct HashGridView {
   GridLayout<D, T> layout;
-  const std::int32_t* sorted_index; ///< [Nr] original reference index per sorted slot
-  const std::int32_t* cell_start;   ///< [num_cells + 1] first slot of each cell
+  const std::int32_t* sorted_index;  ///< [Nr] original reference index per sorted slot
+  const std::int32_t* cell_start;    ///< [num_cells + 1] first slot of each cell
+  const Vec<T, D>* sorted_positions; ///< [Nr] wrapped positions per sorted slot
+  const T* sorted_supports;          ///< [Nr] supports per sorted slot
 };
 
 /// A cell list over a reference set, in the memory of `Exec`. Build with `build_hash_grid`.
@@ -40,8 +43,13 @@ struct HashGrid {
   T radius; ///< the largest search radius it serves (cell width ≥ radius)
   Buffer<std::int32_t, Exec> sorted_index;
   Buffer<std::int32_t, Exec> cell_start;
+  Buffer<Vec<T, D>, Exec> sorted_positions;
+  Buffer<T, Exec> sorted_supports;
 
-  HashGridView<D, T> view() const { return {layout, sorted_index.data(), cell_start.data()}; }
+  HashGridView<D, T> view() const {
+    return {layout, sorted_index.data(), cell_start.data(), sorted_positions.data(),
+            sorted_supports.data()};
+  }
 };
 
 namespace detail {
@@ -52,8 +60,24 @@ struct CellKeys {
   std::uint32_t* keys;
   std::int32_t* index;
   SPHAD_HOST_DEVICE void operator()(std::int64_t i) const {
-    keys[i] = static_cast<std::uint32_t>(layout.key(layout.cell_of(positions[i])));
+    keys[i] = static_cast<std::uint32_t>(
+        layout.key(layout.cell_of(wrap_position(layout.domain, positions[i]))));
     index[i] = static_cast<std::int32_t>(i);
+  }
+};
+
+/// The references' wrapped positions and supports gathered into sorted order.
+template <int D, class T>
+struct GatherSorted {
+  Domain<D, T> domain;
+  SearchPoints<D, T> references;
+  const std::int32_t* sorted_index;
+  Vec<T, D>* sorted_positions;
+  T* sorted_supports;
+  SPHAD_HOST_DEVICE void operator()(std::int64_t slot) const {
+    const std::int32_t j = sorted_index[slot];
+    sorted_positions[slot] = wrap_position(domain, references.positions[j]);
+    sorted_supports[slot] = references.supports[j];
   }
 };
 
@@ -89,8 +113,12 @@ HashGrid<D, T, Exec> build_hash_grid(const Exec& exec,
                                      T radius) {
   const std::int64_t n = references.size();
   const std::int64_t max_cells = n * 8 > 4096 ? n * 8 : 4096;
-  HashGrid<D, T, Exec> grid{make_grid_layout(domain, radius, max_cells), radius,
-                            Buffer<std::int32_t, Exec>(exec, n), Buffer<std::int32_t, Exec>()};
+  HashGrid<D, T, Exec> grid{make_grid_layout(domain, radius, max_cells),
+                            radius,
+                            Buffer<std::int32_t, Exec>(exec, n),
+                            Buffer<std::int32_t, Exec>(),
+                            Buffer<Vec<T, D>, Exec>(exec, n),
+                            Buffer<T, Exec>(exec, n)};
   grid.cell_start = Buffer<std::int32_t, Exec>(exec, grid.layout.num_cells + 1);
   Buffer<std::uint32_t, Exec> keys(exec, n);
   exec::for_each_index(exec, n,
@@ -99,24 +127,26 @@ HashGrid<D, T, Exec> build_hash_grid(const Exec& exec,
   exec::stable_sort_by_key(exec, keys.data(), grid.sorted_index.data(), n);
   exec::for_each_index(exec, grid.layout.num_cells + 1,
                        detail::CellStarts{keys.data(), n, grid.cell_start.data()});
+  exec::for_each_index(exec, n,
+                       detail::GatherSorted<D, T>{domain, references, grid.sorted_index.data(),
+                                                  grid.sorted_positions.data(),
+                                                  grid.sorted_supports.data()});
   return grid;
 }
 
-/// Calls f(j) for every reference j that is a neighbour of the point (x_i, h_i) under scheme S
-/// (`is_neighbor` with the given skin), each once, in the canonical order: stencil cells in
-/// lexicographic order of their offsets (axis 0 slowest, −1 before 0 before +1, repeated cells
-/// of short periodic axes skipped), then ascending original index within a cell. Building a
+/// Calls f(j) for every reference j of the grid that is a neighbour of the point (x_i, h_i)
+/// under scheme S (`is_neighbor` with the given skin), each once, in the canonical order: stencil
+/// cells in lexicographic order of their offsets (axis 0 slowest, −1 before 0 before +1, repeated
+/// cells of short periodic axes skipped), then ascending original index within a cell. Building a
 /// neighbour list and traversing the grid both go through here, so they visit the same pairs in
 /// the same order (decision N5).
 template <SupportScheme S, int D, class T, class F>
-SPHAD_HOST_DEVICE void for_each_neighbor(const HashGridView<D, T>& grid,
-                                         const SearchPoints<D, T>& references,
-                                         const Vec<T, D>& x_i,
-                                         T h_i,
-                                         T skin,
-                                         F&& f) {
+SPHAD_HOST_DEVICE void
+for_each_neighbor(const HashGridView<D, T>& grid, const Vec<T, D>& x_i, T h_i, T skin, F&& f) {
   const auto& layout = grid.layout;
-  const Vec<int, D> home = layout.cell_of(x_i);
+  const Vec<T, D> x = wrap_position(layout.domain, x_i);
+  const PairPeriods<D, T> periods(layout.domain);
+  const Vec<int, D> home = layout.cell_of(x);
   int cells[D][3] = {};
   int counts[D] = {};
   int total = 1;
@@ -148,10 +178,9 @@ SPHAD_HOST_DEVICE void for_each_neighbor(const HashGridView<D, T>& grid,
     }
     const std::int64_t key = layout.key(cell);
     for (std::int32_t slot = grid.cell_start[key]; slot < grid.cell_start[key + 1]; ++slot) {
-      const std::int32_t j = grid.sorted_index[slot];
-      if (is_neighbor<S>(layout.domain, x_i, references.positions[j], h_i, references.supports[j],
-                         skin)) {
-        f(j);
+      if (is_neighbor_wrapped<S>(periods, x, grid.sorted_positions[slot], h_i,
+                                 grid.sorted_supports[slot], skin)) {
+        f(grid.sorted_index[slot]);
       }
     }
   }

@@ -66,16 +66,20 @@ struct FlagBadPoints {
   }
 };
 
-/// Counts (pass 1) or writes (pass 2) the neighbours of each query through the grid.
+/// Counts (pass 1) or writes (pass 2) the neighbours of each query through the grid. Queries
+/// are visited in cell order (`order`), so neighbouring queries read the same cells while they
+/// are in cache; each writes only its own row, so the result does not depend on the order.
 template <SupportScheme S, int D, class T>
 struct CountNeighbors {
   HashGridView<D, T> grid;
-  SearchPoints<D, T> queries, references;
+  SearchPoints<D, T> queries;
+  const std::int32_t* order;
   T skin;
   std::int64_t* counts;
-  SPHAD_HOST_DEVICE void operator()(std::int64_t i) const {
+  SPHAD_HOST_DEVICE void operator()(std::int64_t s) const {
+    const std::int32_t i = order[s];
     std::int64_t count = 0;
-    for_each_neighbor<S>(grid, references, queries.positions[i], queries.supports[i], skin,
+    for_each_neighbor<S>(grid, queries.positions[i], queries.supports[i], skin,
                          [&](std::int32_t) { ++count; });
     counts[i] = count;
   }
@@ -84,17 +88,19 @@ struct CountNeighbors {
 template <SupportScheme S, int D, class T>
 struct WriteNeighbors {
   HashGridView<D, T> grid;
-  SearchPoints<D, T> queries, references;
+  SearchPoints<D, T> queries;
+  const std::int32_t* order;
   T skin;
   const std::int64_t* offsets;
   std::int32_t* neighbors;
   std::int64_t capacity; // rows that would pass it are skipped (capacity variant)
-  SPHAD_HOST_DEVICE void operator()(std::int64_t i) const {
+  SPHAD_HOST_DEVICE void operator()(std::int64_t s) const {
+    const std::int32_t i = order[s];
     std::int64_t at = offsets[i];
     if (offsets[i + 1] > capacity) {
       return;
     }
-    for_each_neighbor<S>(grid, references, queries.positions[i], queries.supports[i], skin,
+    for_each_neighbor<S>(grid, queries.positions[i], queries.supports[i], skin,
                          [&](std::int32_t j) { neighbors[at++] = j; });
   }
 };
@@ -119,6 +125,19 @@ struct SetOverflow {
     *overflow = offsets[n] > capacity ? 1 : 0;
   }
 };
+
+/// The queries' indices sorted by the grid cell they fall in (stable).
+template <int D, class T, class Exec>
+Buffer<std::int32_t, Exec>
+query_order(const Exec& exec, const HashGrid<D, T, Exec>& grid, const SearchPoints<D, T>& queries) {
+  const std::int64_t nq = queries.size();
+  Buffer<std::int32_t, Exec> order(exec, nq);
+  Buffer<std::uint32_t, Exec> keys(exec, nq);
+  exec::for_each_index(
+      exec, nq, CellKeys<D, T>{grid.layout, queries.positions.data, keys.data(), order.data()});
+  exec::stable_sort_by_key(exec, keys.data(), order.data(), nq);
+  return order;
+}
 
 /// Validation shared by every entry point; returns the grid radius.
 template <SupportScheme S, int D, class T, class Exec>
@@ -152,6 +171,7 @@ void count_and_scan(const Exec& exec,
                     const HashGrid<D, T, Exec>& grid,
                     const SearchPoints<D, T>& queries,
                     const SearchPoints<D, T>& references,
+                    const std::int32_t* order,
                     T skin,
                     std::int64_t* offsets,
                     int* bad_input) {
@@ -161,7 +181,7 @@ void count_and_scan(const Exec& exec,
   exec::for_each_index(exec, references.size(), FlagBadPoints<D, T>{references, bad_input});
   exec::fill(exec, offsets + nq, 1, std::int64_t(0));
   exec::for_each_index(exec, nq,
-                       CountNeighbors<S, D, T>{grid.view(), queries, references, skin, offsets});
+                       CountNeighbors<S, D, T>{grid.view(), queries, order, skin, offsets});
   exec::exclusive_scan(exec, offsets, offsets, nq + 1);
 }
 
@@ -207,7 +227,8 @@ NeighborList<Exec> build_neighbor_list(const Exec& exec,
   NeighborList<Exec> list{Buffer<std::int64_t, Exec>(exec, nq + 1), Buffer<std::int32_t, Exec>(),
                           nq, 0};
   Buffer<int, Exec> bad_input(exec, 1);
-  search::detail::count_and_scan<S>(exec, grid, queries, references, options.skin,
+  const auto order = search::detail::query_order(exec, grid, queries);
+  search::detail::count_and_scan<S>(exec, grid, queries, references, order.data(), options.skin,
                                     list.offsets.data(), bad_input.data());
   Buffer<std::int64_t, Exec> status(exec, 2);
   exec::for_each_index(
@@ -220,7 +241,7 @@ NeighborList<Exec> build_neighbor_list(const Exec& exec,
   list.neighbors = Buffer<std::int32_t, Exec>(exec, list.num_pairs);
   exec::for_each_index(exec, nq,
                        search::detail::WriteNeighbors<S, D, T>{
-                           grid.view(), queries, references, options.skin, list.offsets.data(),
+                           grid.view(), queries, order.data(), options.skin, list.offsets.data(),
                            list.neighbors.data(), list.num_pairs});
   return list;
 }
@@ -263,12 +284,13 @@ void build_neighbor_list_into(const Exec& exec,
   const auto grid =
       search::build_search_grid<S>(exec, queries, references, domain, options, function);
   Buffer<int, Exec> bad_input(exec, 1);
-  search::detail::count_and_scan<S>(exec, grid, queries, references, options.skin, offsets,
-                                    bad_input.data());
+  const auto order = search::detail::query_order(exec, grid, queries);
+  search::detail::count_and_scan<S>(exec, grid, queries, references, order.data(), options.skin,
+                                    offsets, bad_input.data());
   const std::int64_t nq = queries.size();
   exec::for_each_index(exec, 1, search::detail::SetOverflow{offsets, nq, capacity, overflow});
   exec::for_each_index(exec, nq,
-                       search::detail::WriteNeighbors<S, D, T>{grid.view(), queries, references,
+                       search::detail::WriteNeighbors<S, D, T>{grid.view(), queries, order.data(),
                                                                options.skin, offsets, neighbors,
                                                                capacity});
 }

@@ -8,6 +8,8 @@
 #include <sphad/kernels/support.hpp>
 #include <sphad/math/scalar.hpp>
 
+#include <cmath>
+
 /// \file
 /// \brief The search's inclusion rule: a pair (i, j) is a neighbour when its minimum-image
 /// distance is at most its search radius (ref-neighbors.md §4, decision N1).
@@ -28,8 +30,60 @@ SPHAD_HOST_DEVICE SPHAD_INLINE T max_search_radius(T max_h_query, T max_h_refere
   return search_radius<S>(max_h_query, max_h_reference);
 }
 
-/// Whether (i, j) is a pair: |x_ij|² ≤ (radius + skin)², x_ij the minimum image. Inclusive; the
-/// one predicate the grid search, the Verlet filter and the brute force all use.
+/// The position moved by whole periods into [min, max) on periodic axes (unchanged on the
+/// others). The search compares wrapped positions, so each is wrapped once, not once per pair.
+template <int D, class T>
+SPHAD_HOST_DEVICE SPHAD_INLINE Vec<T, D> wrap_position(const Domain<D, T>& domain, Vec<T, D> x) {
+  using std::floor;
+  for (int a = 0; a < D; ++a) {
+    if (domain.periodic[a]) {
+      const T period = domain.max[a] - domain.min[a];
+      x[a] -= period * floor((x[a] - domain.min[a]) / period);
+    }
+  }
+  return x;
+}
+
+/// The periods of a domain prepared for the pair test: period and half period per axis,
+/// +∞ on non-periodic axes, so every axis takes the same branch-free path.
+template <int D, class T>
+struct PairPeriods {
+  Vec<T, D> period;
+  Vec<T, D> half;
+
+  SPHAD_HOST_DEVICE SPHAD_INLINE explicit PairPeriods(const Domain<D, T>& domain) {
+    SPHAD_PRAGMA_UNROLL
+    for (int a = 0; a < D; ++a) {
+      period[a] = domain.periodic[a] ? domain.max[a] - domain.min[a] : T(INFINITY);
+      half[a] = domain.periodic[a] ? T(0.5) * period[a] : T(INFINITY);
+    }
+  }
+};
+
+/// Whether wrapped positions are a pair: the difference of two wrapped coordinates lies within
+/// one period, so one conditional shift gives the minimum image in [−L/2, L/2); then
+/// |x_ij|² ≤ (radius + skin)², inclusive. The one predicate the grid search, the Verlet filter
+/// and the brute force share.
+template <SupportScheme S, int D, class T>
+SPHAD_HOST_DEVICE SPHAD_INLINE bool is_neighbor_wrapped(const PairPeriods<D, T>& periods,
+                                                        const Vec<T, D>& x_i,
+                                                        const Vec<T, D>& x_j,
+                                                        T h_i,
+                                                        T h_j,
+                                                        T skin) {
+  T r2 = T(0);
+  SPHAD_PRAGMA_UNROLL
+  for (int a = 0; a < D; ++a) {
+    T d = x_i[a] - x_j[a];
+    d -= d >= periods.half[a] ? periods.period[a] : T(0);
+    d += d < -periods.half[a] ? periods.period[a] : T(0);
+    r2 += d * d;
+  }
+  const T radius = search_radius<S>(h_i, h_j) + skin;
+  return r2 <= radius * radius;
+}
+
+/// The same for unwrapped positions (any number of periods away).
 template <SupportScheme S, int D, class T>
 SPHAD_HOST_DEVICE SPHAD_INLINE bool is_neighbor(const Domain<D, T>& domain,
                                                 const Vec<T, D>& x_i,
@@ -37,8 +91,8 @@ SPHAD_HOST_DEVICE SPHAD_INLINE bool is_neighbor(const Domain<D, T>& domain,
                                                 T h_i,
                                                 T h_j,
                                                 T skin = T(0)) {
-  const T radius = search_radius<S>(h_i, h_j) + skin;
-  return norm_squared(domain.difference(x_i, x_j)) <= radius * radius;
+  return is_neighbor_wrapped<S>(PairPeriods<D, T>(domain), wrap_position(domain, x_i),
+                                wrap_position(domain, x_j), h_i, h_j, skin);
 }
 
 } // namespace sphad::search

@@ -69,40 +69,52 @@ Buffer<T, Exec> copy_of(const Exec& exec, const T* data, std::int64_t n) {
   return out;
 }
 
-template <SupportScheme S, int D, class T>
-struct CountWithin {
+/// Positions wrapped into the box on periodic axes, once per point instead of once per pair.
+template <int D, class T>
+struct WrapPositions {
   Domain<D, T> domain;
-  SearchPoints<D, T> queries, references;
-  const std::int64_t* verlet_offsets;
-  const std::int32_t* verlet_neighbors;
-  std::int64_t* counts;
+  const Vec<T, D>* positions;
+  Vec<T, D>* wrapped;
   SPHAD_HOST_DEVICE void operator()(std::int64_t i) const {
-    std::int64_t count = 0;
-    for (std::int64_t k = verlet_offsets[i]; k < verlet_offsets[i + 1]; ++k) {
-      const std::int32_t j = verlet_neighbors[k];
-      count += is_neighbor<S>(domain, queries.positions[i], references.positions[j],
-                              queries.supports[i], references.supports[j]);
-    }
-    counts[i] = count;
+    wrapped[i] = wrap_position(domain, positions[i]);
   }
 };
 
+template <class Exec, int D, class T>
+Buffer<Vec<T, D>, Exec>
+wrapped_positions(const Exec& exec, const Domain<D, T>& domain, const SearchPoints<D, T>& points) {
+  Buffer<Vec<T, D>, Exec> wrapped(exec, points.size());
+  exec::for_each_index(exec, points.size(),
+                       WrapPositions<D, T>{domain, points.positions.data, wrapped.data()});
+  return wrapped;
+}
+
+/// Counts (with `neighbors` null) or writes the stored pairs within the exact radius now.
 template <SupportScheme S, int D, class T>
-struct WriteWithin {
-  Domain<D, T> domain;
-  SearchPoints<D, T> queries, references;
+struct KeepWithin {
+  PairPeriods<D, T> periods;
+  const Vec<T, D>* query_positions; // wrapped
+  const T* query_supports;
+  const Vec<T, D>* reference_positions; // wrapped
+  const T* reference_supports;
   const std::int64_t* verlet_offsets;
   const std::int32_t* verlet_neighbors;
-  const std::int64_t* offsets;
-  std::int32_t* neighbors;
+  std::int64_t* offsets;   // counts in the first pass, offsets in the second
+  std::int32_t* neighbors; // null in the first pass
   SPHAD_HOST_DEVICE void operator()(std::int64_t i) const {
-    std::int64_t at = offsets[i];
+    std::int64_t at = neighbors != nullptr ? offsets[i] : 0;
     for (std::int64_t k = verlet_offsets[i]; k < verlet_offsets[i + 1]; ++k) {
       const std::int32_t j = verlet_neighbors[k];
-      if (is_neighbor<S>(domain, queries.positions[i], references.positions[j], queries.supports[i],
-                         references.supports[j])) {
-        neighbors[at++] = j;
+      if (is_neighbor_wrapped<S>(periods, query_positions[i], reference_positions[j],
+                                 query_supports[i], reference_supports[j], T(0))) {
+        if (neighbors != nullptr) {
+          neighbors[at] = j;
+        }
+        ++at;
       }
+    }
+    if (neighbors == nullptr) {
+      offsets[i] = at;
     }
   }
 };
@@ -168,19 +180,19 @@ NeighborList<Exec> filter_verlet_list(const Exec& exec,
   const std::int64_t nq = queries.size();
   NeighborList<Exec> list{Buffer<std::int64_t, Exec>(exec, nq + 1), Buffer<std::int32_t, Exec>(),
                           nq, 0};
+  const auto query_positions = search::detail::wrapped_positions(exec, domain, queries);
+  const auto reference_positions = search::detail::wrapped_positions(exec, domain, references);
+  search::detail::KeepWithin<S, D, T> keep{
+      search::PairPeriods<D, T>(domain), query_positions.data(),   queries.supports.data,
+      reference_positions.data(),        references.supports.data, verlet.list.offsets.data(),
+      verlet.list.neighbors.data(),      list.offsets.data(),      nullptr};
   exec::fill(exec, list.offsets.data() + nq, 1, std::int64_t(0));
-  exec::for_each_index(
-      exec, nq,
-      search::detail::CountWithin<S, D, T>{domain, queries, references, verlet.list.offsets.data(),
-                                           verlet.list.neighbors.data(), list.offsets.data()});
+  exec::for_each_index(exec, nq, keep);
   exec::exclusive_scan(exec, list.offsets.data(), list.offsets.data(), nq + 1);
   list.num_pairs = exec::to_host(exec, list.offsets.data() + nq, 1)[0];
   list.neighbors = Buffer<std::int32_t, Exec>(exec, list.num_pairs);
-  exec::for_each_index(
-      exec, nq,
-      search::detail::WriteWithin<S, D, T>{domain, queries, references, verlet.list.offsets.data(),
-                                           verlet.list.neighbors.data(), list.offsets.data(),
-                                           list.neighbors.data()});
+  keep.neighbors = list.neighbors.data();
+  exec::for_each_index(exec, nq, keep);
   return list;
 }
 
