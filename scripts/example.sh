@@ -5,5 +5,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 cmake --preset host >/dev/null
-cmake --build --preset host -j "$(nproc)" --target dual_numbers
-./build/host/examples/dual_numbers
+cmake --build --preset host -j "$(nproc)" --target quickstart
+./build/host/examples/quickstart

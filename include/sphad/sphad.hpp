@@ -12,4 +12,5 @@
 #include <sphad/exec.hpp>
 #include <sphad/kernels.hpp>
 #include <sphad/math.hpp>
+#include <sphad/ops.hpp>
 #include <sphad/search.hpp>

@@ -1,0 +1,14 @@
+// SPDX-FileCopyrightText: The sphad authors
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// \file
+/// \brief The operators layer: particle views, operator specs and `apply`.
+
+#include <sphad/config.hpp>
+
+#include <sphad/ops/apply.hpp>
+#include <sphad/ops/operators.hpp>
+#include <sphad/ops/pair.hpp>
+#include <sphad/ops/schemes.hpp>
+#include <sphad/particles.hpp>

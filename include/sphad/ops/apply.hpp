@@ -1,0 +1,243 @@
+// SPDX-FileCopyrightText: The sphad authors
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <sphad/config.hpp>
+
+#include <sphad/ad/scalar_traits.hpp>
+#include <sphad/domain.hpp>
+#include <sphad/errors.hpp>
+#include <sphad/exec/buffer.hpp>
+#include <sphad/exec/host.hpp>
+#include <sphad/kernels/lattice.hpp>
+#include <sphad/ops/operators.hpp>
+#include <sphad/ops/pair.hpp>
+#include <sphad/particles.hpp>
+#include <sphad/search/hash_grid.hpp>
+#include <sphad/search/neighbor_list.hpp>
+
+#include <cmath>
+#include <cstdint>
+
+/// \file
+/// \brief `apply<Op>`: evaluate an operator for every query particle over a neighbour list or
+/// directly over the search grid (decision N5), with kind/direction filtering and validation.
+
+namespace sphad {
+
+/// Knobs of an operator call that do not change generated code.
+template <class R>
+struct ApplyOptions {
+  OperationDirection direction = OperationDirection::AllToAll; ///< decision O5 default
+  /// Lattice calibration (K7): when > 0, every kernel quantity is multiplied by
+  /// `kernels::lattice_density_factor(kernel, n_h, D)`.
+  R calibration_n_h = R(0);
+};
+
+namespace ops::detail {
+
+/// Neighbours of query i from a CSR list.
+struct ListNeighbors {
+  const std::int64_t* offsets;
+  const std::int32_t* neighbors;
+  template <class X, class H, class F>
+  SPHAD_HOST_DEVICE SPHAD_INLINE void for_each(std::int64_t i, const X&, const H&, F&& f) const {
+    for (std::int64_t k = offsets[i]; k < offsets[i + 1]; ++k) {
+      f(neighbors[k]);
+    }
+  }
+};
+
+/// Neighbours of query i straight from the search grid, in the list's order.
+template <SupportScheme S, int D, class R>
+struct GridNeighbors {
+  search::HashGridView<D, R> grid;
+  template <class X, class H, class F>
+  SPHAD_HOST_DEVICE SPHAD_INLINE void for_each(std::int64_t, const X& x, const H& h, F&& f) const {
+    search::for_each_neighbor<S>(grid, x, h, R(0), f);
+  }
+};
+
+/// One query particle's sum: zero when its kind is filtered out (ref-operators §3.1), else the
+/// operator's pair terms over the accepted neighbours, accumulated in neighbour order.
+template <class Op, class Neighbors, int D, class T, class F, class Out>
+struct Evaluate {
+  Neighbors neighbors;
+  ParticleSet<D, T> queries, references;
+  Domain<D, primal_t<T>> domain;
+  KindFilter filter;
+  Span<const F> query_values, reference_values;
+  T factor;
+  Out* out;
+
+  SPHAD_HOST_DEVICE void operator()(std::int64_t i) const {
+    Out sum{};
+    if (filter.accepts_query(queries.kinds[i])) {
+      const Vec<T, D> x_i = queries.positions[i];
+      const T h_i = queries.supports[i];
+      const T rho_i = queries.densities.size > 0 ? queries.densities[i] : T(0);
+      F f_i{};
+      if constexpr (Op::needs_values) {
+        f_i = query_values[i];
+      }
+      neighbors.for_each(i, x_i, h_i, [&](std::int32_t j) {
+        if (!filter.accepts_reference(references.kinds[j])) {
+          return;
+        }
+        const T rho_j = references.densities.size > 0 ? references.densities[j] : T(0);
+        const T m_j = references.masses[j];
+        Pair<typename Op::kernel_type, Op::support, D, T, F> pair{
+            domain.difference(x_i, references.positions[j]),
+            h_i,
+            references.supports[j],
+            m_j,
+            rho_i,
+            rho_j,
+            references.volumes.size > 0 ? references.volumes[j] : safe_divide(m_j, rho_j),
+            f_i,
+            F{},
+            factor};
+        if constexpr (Op::needs_values) {
+          pair.f_j = reference_values[j];
+        }
+        sum += Op::term(pair);
+      });
+    }
+    out[i] = sum;
+  }
+};
+
+template <int D, class T>
+void validate_particles(const ParticleSet<D, T>& set,
+                        bool needs_densities,
+                        const char* function,
+                        const char* name) {
+  const std::int64_t n = set.size();
+  const auto check = [&](std::int64_t size, const char* what) {
+    SPHAD_REQUIRE(size == n, function, name,
+                  sphad::detail::concat(what, " has ", size, " entries, positions ", n));
+  };
+  check(set.supports.size, "supports");
+  check(set.masses.size, "masses");
+  check(set.kinds.size, "kinds (required)");
+  if (needs_densities && set.volumes.size == 0) {
+    SPHAD_REQUIRE(set.densities.size == n, function, name,
+                  sphad::detail::concat("densities are required by this operator (got ",
+                                        set.densities.size, " for ", n, " particles)"));
+  }
+  SPHAD_REQUIRE(
+      set.densities.size == 0 || set.densities.size == n, function, name,
+      sphad::detail::concat("densities has ", set.densities.size, " entries, positions ", n));
+  SPHAD_REQUIRE(set.volumes.size == 0 || set.volumes.size == n, function, name,
+                sphad::detail::concat("volumes has ", set.volumes.size, " entries, positions ", n));
+}
+
+/// Checks the call and returns the calibration factor.
+template <class Op, int D, class T, class F>
+primal_t<T> validate_call(const ParticleSet<D, T>& queries,
+                          const ParticleSet<D, T>& references,
+                          const Domain<D, primal_t<T>>& domain,
+                          Span<const F> query_values,
+                          Span<const F> reference_values,
+                          const ApplyOptions<primal_t<T>>& options,
+                          const char* function) {
+  validate_particles(queries, Op::needs_densities, function, "queries");
+  // Symmetric schemes and consistentDivergence read ρ_i; the reference side needs ρ_j (or
+  // volumes) for V_j.
+  validate_particles(references, Op::needs_densities, function, "references");
+  validate_domain(domain, function, "domain");
+  if constexpr (Op::needs_values) {
+    SPHAD_REQUIRE(query_values.size == queries.size(), function, "query_values",
+                  sphad::detail::concat("has ", query_values.size, " entries for ", queries.size(),
+                                        " queries"));
+    SPHAD_REQUIRE(reference_values.size == references.size(), function, "reference_values",
+                  sphad::detail::concat("has ", reference_values.size, " entries for ",
+                                        references.size(), " references"));
+  }
+  bool known = false;
+  kind_filter(options.direction, &known);
+  SPHAD_REQUIRE(known, function, "options.direction",
+                sphad::detail::concat("unknown OperationDirection (got ",
+                                      static_cast<int>(options.direction), ", expected 0-14)"));
+  if (options.calibration_n_h > 0) {
+    return primal_t<T>(
+        kernels::lattice_density_factor(Op::kernel_type::id, double(options.calibration_n_h), D));
+  }
+  SPHAD_REQUIRE(
+      options.calibration_n_h == 0, function, "options.calibration_n_h",
+      sphad::detail::concat("must be 0 (off) or > 0 (got ", options.calibration_n_h, ")"));
+  return primal_t<T>(1);
+}
+
+template <class Op, class Exec, class Neighbors, int D, class T, class F>
+auto run(const Exec& exec,
+         const Neighbors& neighbors,
+         const ParticleSet<D, T>& queries,
+         const ParticleSet<D, T>& references,
+         const Domain<D, primal_t<T>>& domain,
+         Span<const F> query_values,
+         Span<const F> reference_values,
+         const ApplyOptions<primal_t<T>>& options,
+         primal_t<T> factor) {
+  using Out = typename Op::template output_t<D, T, F>;
+  Buffer<Out, Exec> out(exec, queries.size());
+  exec::for_each_index(exec, queries.size(),
+                       Evaluate<Op, Neighbors, D, T, F, Out>{
+                           neighbors, queries, references, domain, kind_filter(options.direction),
+                           query_values, reference_values, T(factor), out.data()});
+  return out;
+}
+
+} // namespace ops::detail
+
+/// Evaluates operator `Op` at every query particle over a neighbour list (rows in query order,
+/// reference indices; e.g. from `build_neighbor_list` with a scheme at least as wide as Op's).
+/// Returns one output per query in the memory of `Exec` ([Nq], shaped per operator, decision
+/// O1–O3), allocated stream-ordered; on CUDA nothing synchronizes. Kinds and
+/// `options.direction` filter pairs; filtered queries get 0. Self and coincident pairs are
+/// summed (O8). Throws `InvalidArgument` before any launch for size mismatches, missing
+/// densities or values, a list of the wrong length, bad domains, unknown directions and bad
+/// calibration (O6). Nq = 0 gives an empty result; Nr = 0 zeros (O7).
+/// @param query_values, reference_values  field values [Nq], [Nr] (Density, Covariance: none).
+template <class Op, class Exec, int D, class T, class F = ops::NoField>
+Buffer<typename Op::template output_t<D, T, F>, Exec>
+apply(const Exec& exec,
+      const ParticleSet<D, T>& queries,
+      const ParticleSet<D, T>& references,
+      const Domain<D, primal_t<T>>& domain,
+      const NeighborList<Exec>& neighbors,
+      Span<const F> query_values = {},
+      Span<const F> reference_values = {},
+      const ApplyOptions<primal_t<T>>& options = {}) {
+  constexpr const char* function = "apply";
+  const auto factor = ops::detail::validate_call<Op>(queries, references, domain, query_values,
+                                                     reference_values, options, function);
+  SPHAD_REQUIRE(neighbors.num_queries == queries.size(), function, "neighbors",
+                sphad::detail::concat("has ", neighbors.num_queries, " rows for ", queries.size(),
+                                      " queries"));
+  return ops::detail::run<Op>(
+      exec, ops::detail::ListNeighbors{neighbors.offsets.data(), neighbors.neighbors.data()},
+      queries, references, domain, query_values, reference_values, options, factor);
+}
+
+/// The same, traversing the search grid instead of a list (decision N5): build the grid with
+/// `search::build_search_grid<Op::support>` over the same reference positions; the pairs and
+/// their order equal the list's, so the results are bitwise equal.
+template <class Op, class Exec, int D, class T, class F = ops::NoField>
+Buffer<typename Op::template output_t<D, T, F>, Exec>
+apply(const Exec& exec,
+      const ParticleSet<D, T>& queries,
+      const ParticleSet<D, T>& references,
+      const Domain<D, primal_t<T>>& domain,
+      const search::HashGrid<D, T, Exec>& grid,
+      Span<const F> query_values = {},
+      Span<const F> reference_values = {},
+      const ApplyOptions<primal_t<T>>& options = {}) {
+  const auto factor = ops::detail::validate_call<Op>(queries, references, domain, query_values,
+                                                     reference_values, options, "apply");
+  return ops::detail::run<Op>(exec, ops::detail::GridNeighbors<Op::support, D, T>{grid.view()},
+                              queries, references, domain, query_values, reference_values, options,
+                              factor);
+}
+
+} // namespace sphad

@@ -1,0 +1,98 @@
+// SPDX-FileCopyrightText: The sphad authors
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <sphad/config.hpp>
+
+#include <sphad/ad/scalar_traits.hpp>
+#include <sphad/math/mat.hpp>
+#include <sphad/math/vec.hpp>
+#include <sphad/ops/schemes.hpp>
+
+#include <type_traits>
+
+namespace sphad::ops::detail {
+
+template <class F>
+struct dependent_false : std::false_type {};
+
+/// The gradient-family coefficient c_ij of a scheme (ref-operators §4.3), field-shaped.
+template <GradientScheme G, class P>
+SPHAD_HOST_DEVICE SPHAD_INLINE auto coefficient(const P& p) {
+  if constexpr (G == GradientScheme::Naive) {
+    return p.f_j * p.volume_j;
+  } else if constexpr (G == GradientScheme::Symmetric) {
+    return (p.f_i / (p.rho_i * p.rho_i) + p.f_j / (p.rho_j * p.rho_j)) * (p.m_j * p.rho_i);
+  } else if constexpr (G == GradientScheme::Difference) {
+    return (p.f_j - p.f_i) * p.volume_j;
+  } else {
+    static_assert(G == GradientScheme::Summation, "sphad::ops: unknown GradientScheme");
+    return (p.f_j + p.f_i) * p.volume_j;
+  }
+}
+
+/// c ⊗ G with the derivative axis last (decision O1): scalar → [D], vector [K] → [K, D].
+template <class C, class T, int D>
+SPHAD_HOST_DEVICE SPHAD_INLINE auto outer_with(const C& c, const Vec<T, D>& g) {
+  if constexpr (is_vec_v<C>) {
+    return outer(c, g);
+  } else if constexpr (is_mat_v<C>) {
+    static_assert(dependent_false<C>::value,
+                  "sphad::ops::Gradient: matrix fields are not supported yet; use a vector field "
+                  "per row");
+  } else {
+    return g * c;
+  }
+}
+
+/// The divergence contraction (decision O2): Standard contracts the first field axis, Dot the
+/// last; the contracted axis must have extent D.
+template <DivergenceMode M, class C, class T, int D>
+SPHAD_HOST_DEVICE SPHAD_INLINE auto contract(const C& c, const Vec<T, D>& g) {
+  if constexpr (is_vec_v<C>) {
+    static_assert(C::dim == D,
+                  "sphad::ops::Divergence: the vector field's extent must equal the dimension D");
+    return dot(c, g);
+  } else if constexpr (is_mat_v<C>) {
+    if constexpr (M == DivergenceMode::Standard) {
+      static_assert(C::rows == D, "sphad::ops::Divergence: standard mode contracts the first "
+                                  "field axis, whose extent must equal D");
+      return transpose(c) * g;
+    } else {
+      static_assert(C::cols == D, "sphad::ops::Divergence: dot mode contracts the last field "
+                                  "axis, whose extent must equal D");
+      return c * g;
+    }
+  } else {
+    static_assert(D == 1 && !is_vec_v<C>,
+                  "sphad::ops::Divergence: a scalar field has no divergence for D > 1 (decision "
+                  "O2); pass a vector field");
+    return c * g[0];
+  }
+}
+
+/// The curl pair term G × c on the first field axis (decision O3): 3D vector → vector, 2D
+/// vector → its z component.
+template <class C, class T, int D>
+SPHAD_HOST_DEVICE SPHAD_INLINE auto curl_term(const C& c, const Vec<T, D>& g) {
+  static_assert(D >= 2, "sphad::ops::Curl: there is no curl in 1D (decision O3)");
+  static_assert(is_vec_v<C>, "sphad::ops::Curl: the field must be a vector of extent D");
+  static_assert(C::dim == D, "sphad::ops::Curl: the field must be a vector of extent D");
+  return cross(g, c);
+}
+
+/// Components of a field as an array view: scalars count as one component.
+template <class F>
+struct Components {
+  static constexpr int count = 1;
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto& at(F& f, int) { return f; }
+  SPHAD_HOST_DEVICE SPHAD_INLINE static const auto& at(const F& f, int) { return f; }
+};
+template <class T, int K>
+struct Components<Vec<T, K>> {
+  static constexpr int count = K;
+  SPHAD_HOST_DEVICE SPHAD_INLINE static T& at(Vec<T, K>& f, int k) { return f[k]; }
+  SPHAD_HOST_DEVICE SPHAD_INLINE static const T& at(const Vec<T, K>& f, int k) { return f[k]; }
+};
+
+} // namespace sphad::ops::detail

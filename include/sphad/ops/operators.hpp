@@ -1,0 +1,226 @@
+// SPDX-FileCopyrightText: The sphad authors
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <sphad/config.hpp>
+
+#include <sphad/ad/safe.hpp>
+#include <sphad/kernels/kernel_traits.hpp>
+#include <sphad/kernels/support.hpp>
+#include <sphad/ops/detail/field_algebra.hpp>
+#include <sphad/ops/pair.hpp>
+#include <sphad/ops/schemes.hpp>
+
+#include <cstdint>
+#include <utility>
+
+/// \file
+/// \brief The SPH operators as compile-time specs: each holds only its pair term
+/// (ref-operators.md §4); `apply` (<sphad/ops/apply.hpp>) adds validation, the loop over pairs
+/// and the launch. The terms are templates over the scalar type, so dual numbers give their
+/// derivatives without a second copy of the maths. Corrections (CRK, renormalization, grad-h)
+/// are not wired yet: G is the scheme-aware kernel gradient.
+
+namespace sphad::ops {
+
+namespace detail {
+template <class Kernel, SupportScheme Support>
+struct OperatorBase {
+  static_assert(kernels::is_kernel_v<Kernel>,
+                "sphad::ops: Kernel is not a smoothing kernel; use a type from sphad::kernels");
+  using kernel_type = Kernel;
+  static constexpr SupportScheme support = Support;
+};
+} // namespace detail
+
+/// ρ_i = Σ_j m_j W_ij; output [Nq]. Reads no densities, values or volumes (ref-operators §4.1).
+template <class Kernel, SupportScheme Support = SupportScheme::Gather>
+struct Density : detail::OperatorBase<Kernel, Support> {
+  static constexpr bool needs_densities = false;
+  static constexpr bool needs_values = false;
+  template <int D, class T, class F>
+  using output_t = T;
+  template <class P>
+  SPHAD_HOST_DEVICE static auto term(const P& p) {
+    return p.m_j * p.w();
+  }
+};
+
+/// f̃_i = Σ_j f_j V_j W_ij; output shaped like the field (ref-operators §4.2).
+template <class Kernel, SupportScheme Support = SupportScheme::Gather>
+struct Interpolate : detail::OperatorBase<Kernel, Support> {
+  static constexpr bool needs_densities = true;
+  static constexpr bool needs_values = true;
+  template <int D, class T, class F>
+  using output_t = F;
+  template <class P>
+  SPHAD_HOST_DEVICE static auto term(const P& p) {
+    return p.f_j * (p.volume_j * p.w());
+  }
+};
+
+/// ∇f_i = Σ_j c_ij ⊗ ∇W_ij, derivative axis last: scalar → [Nq, D], vector [K] → [Nq, K, D]
+/// (ref-operators §4.3, decision O1).
+template <class Kernel,
+          GradientScheme Scheme = GradientScheme::Naive,
+          SupportScheme Support = SupportScheme::Gather>
+struct Gradient : detail::OperatorBase<Kernel, Support> {
+  static constexpr bool needs_densities = true;
+  static constexpr bool needs_values = true;
+  template <int D, class T, class F>
+  using output_t = decltype(detail::outer_with(std::declval<F>(), std::declval<Vec<T, D>>()));
+  template <class P>
+  SPHAD_HOST_DEVICE static auto term(const P& p) {
+    return detail::outer_with(detail::coefficient<Scheme>(p), p.gradient());
+  }
+};
+
+/// ∇·f_i = Σ_j contract(c_ij, ∇W_ij): vector [D] → scalar; matrix → vector, Standard contracting
+/// the first axis, Dot the last (decision O2). `Consistent` uses V_j ρ_j/ρ_i (ref-operators §4.4).
+template <class Kernel,
+          GradientScheme Scheme = GradientScheme::Naive,
+          SupportScheme Support = SupportScheme::Gather,
+          DivergenceMode Mode = DivergenceMode::Standard,
+          bool Consistent = false>
+struct Divergence : detail::OperatorBase<Kernel, Support> {
+  static constexpr bool needs_densities = true;
+  static constexpr bool needs_values = true;
+  template <int D, class T, class F>
+  using output_t = decltype(detail::contract<Mode>(std::declval<F>(), std::declval<Vec<T, D>>()));
+  template <class P>
+  SPHAD_HOST_DEVICE static auto term(const P& p) {
+    if constexpr (Consistent) {
+      P consistent = p;
+      consistent.volume_j = p.volume_j * p.rho_j / p.rho_i;
+      return detail::contract<Mode>(detail::coefficient<Scheme>(consistent), p.gradient());
+    } else {
+      return detail::contract<Mode>(detail::coefficient<Scheme>(p), p.gradient());
+    }
+  }
+};
+
+/// ∇×f_i = Σ_j ∇W_ij × c_ij: 3D vector → vector, 2D vector → the z component (decision O3).
+template <class Kernel,
+          GradientScheme Scheme = GradientScheme::Naive,
+          SupportScheme Support = SupportScheme::Gather>
+struct Curl : detail::OperatorBase<Kernel, Support> {
+  static constexpr bool needs_densities = true;
+  static constexpr bool needs_values = true;
+  template <int D, class T, class F>
+  using output_t = decltype(detail::curl_term(std::declval<F>(), std::declval<Vec<T, D>>()));
+  template <class P>
+  SPHAD_HOST_DEVICE static auto term(const P& p) {
+    return detail::curl_term(detail::coefficient<Scheme>(p), p.gradient());
+  }
+};
+
+/// ∇²f_i (ref-operators §4.6): q_ij = (f_j − f_i) V_j, or (f_j − f_i) m_j ρ_i/ρ_j² for the
+/// Symmetric gradient scheme; n = x_ij/(r + 1e-8 h_ij). Naive q ∇²W; Brookshaw
+/// −2q(G·n)/(r + 1e-8 h_ij); Default −2q(G·n)/(r + 1e-12 h_ij); Dot F(q_k − (D+2)(q_b·n) n_k),
+/// F = (n·G)/(r + 1e-8 h_ij), per block b of D components. Zero at r = 0. With
+/// `PositiveDivergence` a term counts only when x_ij·q_ij ≥ 0 (first D components), and only
+/// those components are kept.
+template <class Kernel,
+          LaplacianScheme Scheme = LaplacianScheme::Brookshaw,
+          GradientScheme Difference = GradientScheme::Naive,
+          SupportScheme Support = SupportScheme::Gather,
+          bool PositiveDivergence = false>
+struct Laplacian : detail::OperatorBase<Kernel, Support> {
+  static constexpr bool needs_densities = true;
+  static constexpr bool needs_values = true;
+  template <int D, class T, class F>
+  using output_t = F;
+
+  template <class P>
+  SPHAD_HOST_DEVICE static auto term(const P& p) {
+    using F = decltype(p.f_j);
+    using T = decltype(p.h_i);
+    using Parts = detail::Components<F>;
+    constexpr int D = decltype(p.x_ij)::dim;
+    const F q = Difference == GradientScheme::Symmetric
+                    ? F((p.f_j - p.f_i) * (p.m_j * p.rho_i / (p.rho_j * p.rho_j)))
+                    : F((p.f_j - p.f_i) * p.volume_j);
+    F out{};
+    if constexpr (Scheme == LaplacianScheme::Naive) {
+      out = q * p.laplacian();
+    } else {
+      const T r = safe_norm(p.x_ij);
+      if (!(value_of(r) > 0)) {
+        return out; // the reference's explicit r = 0 guard
+      }
+      const T h_ij = p.support();
+      const T d1 = r + primal_t<T>(1e-8) * h_ij;
+      const Vec<T, D> n = p.x_ij / d1;
+      const Vec<T, D> g = p.gradient();
+      if constexpr (Scheme == LaplacianScheme::Brookshaw) {
+        out = q * (T(-2) * dot(g, n) / d1);
+      } else if constexpr (Scheme == LaplacianScheme::Default) {
+        out = q * (T(-2) * dot(n, g) / (r + primal_t<T>(1e-12) * h_ij));
+      } else {
+        static_assert(Scheme == LaplacianScheme::Dot, "sphad::ops::Laplacian: unknown scheme");
+        static_assert(Parts::count % D == 0,
+                      "sphad::ops::Laplacian: the Dot scheme needs a field whose size is a "
+                      "multiple of D; use Naive, Brookshaw or Default for scalars");
+        const T f = dot(n, g) / d1;
+        for (int b = 0; b < Parts::count / D; ++b) {
+          T projection(0);
+          for (int e = 0; e < D; ++e) {
+            projection += Parts::at(q, b * D + e) * n[e];
+          }
+          for (int e = 0; e < D; ++e) {
+            Parts::at(out, b * D + e) =
+                f * (Parts::at(q, b * D + e) - T(D + 2) * projection * n[e]);
+          }
+        }
+      }
+    }
+    if constexpr (PositiveDivergence) {
+      static_assert(Parts::count >= D, "sphad::ops::Laplacian: positiveDivergence needs a field "
+                                       "of at least D components");
+      T s(0);
+      for (int e = 0; e < D; ++e) {
+        s += p.x_ij[e] * Parts::at(q, e);
+      }
+      F kept{};
+      if (value_of(s) >= 0) {
+        for (int e = 0; e < D; ++e) {
+          Parts::at(kept, e) = Parts::at(out, e);
+        }
+      }
+      return kept;
+    }
+    return out;
+  }
+};
+
+/// C_i = Σ_j V_j (x_j − x_i) ⊗ ∇W_ij and the count of pairs with W_ij > 0 (ref-operators §4.7).
+template <class T, int D>
+struct CovarianceResult {
+  Mat<T, D, D> matrix{};
+  std::int32_t neighbors = 0;
+
+  SPHAD_HOST_DEVICE SPHAD_INLINE CovarianceResult& operator+=(const CovarianceResult& other) {
+    matrix += other.matrix;
+    neighbors += other.neighbors;
+    return *this;
+  }
+};
+
+template <class Kernel, SupportScheme Support = SupportScheme::Gather>
+struct Covariance : detail::OperatorBase<Kernel, Support> {
+  static constexpr bool needs_densities = true;
+  static constexpr bool needs_values = false;
+  template <int D, class T, class F>
+  using output_t = CovarianceResult<T, D>;
+  template <class P>
+  SPHAD_HOST_DEVICE static auto term(const P& p) {
+    using T = decltype(p.h_i);
+    constexpr int D = decltype(p.x_ij)::dim;
+    CovarianceResult<T, D> out;
+    out.matrix = outer(-p.x_ij, p.gradient()) * p.volume_j;
+    out.neighbors = value_of(p.w()) > 0 ? 1 : 0;
+    return out;
+  }
+};
+
+} // namespace sphad::ops

@@ -1,0 +1,107 @@
+// SPDX-FileCopyrightText: The sphad authors
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <sphad/config.hpp>
+
+#include <sphad/math/vec.hpp>
+#include <sphad/search/points.hpp>
+
+#include <cstdint>
+
+/// \file
+/// \brief `ParticleSet<D, T>`: non-owning views of a solver's particle arrays; particle kinds
+/// and the operation directions that filter pairs by kind (ref-operators.md §2.1, §3.2).
+
+namespace sphad {
+
+/// Particle kinds, with the reference's values.
+enum class ParticleKind : std::int32_t { Fluid = 0, Boundary = 1, Ghost = 2, Other = 3 };
+
+/// Which (query, reference) kinds an operator sums over, named SOURCE-To-TARGET (the reference j
+/// is the source, the query i the target); the reference's values (decision K4 spells value 0
+/// `TrueAllToAll`). Default AllToAll: every query kind, every reference kind but Ghost.
+enum class OperationDirection : int {
+  TrueAllToAll = 0, ///< no filtering at all, ghosts included
+  FluidToFluid = 1,
+  FluidToBoundary = 2,
+  BoundaryToFluid = 3,
+  BoundaryToBoundary = 4,
+  FluidToGhost = 5,
+  GhostToFluid = 6,
+  BoundaryToGhost = 7,
+  GhostToBoundary = 8,
+  AllToAll = 9,
+  AllToGhost = 10,
+  AllToFluid = 11,
+  AllToBoundary = 12,
+  FluidToAll = 13,
+  BoundaryToAll = 14,
+};
+
+/// The kinds a direction accepts, as bit masks over kind values 0..3 (bit k = kind k); kinds
+/// outside 0..3 are rejected by every direction but TrueAllToAll.
+struct KindFilter {
+  std::uint32_t query = 0xffffffffu;
+  std::uint32_t reference = 0xffffffffu;
+  bool everything = true; ///< TrueAllToAll: no test at all
+
+  SPHAD_HOST_DEVICE SPHAD_INLINE bool accepts_query(std::int32_t kind) const {
+    return everything || (kind >= 0 && kind < 4 && ((query >> kind) & 1u));
+  }
+  SPHAD_HOST_DEVICE SPHAD_INLINE bool accepts_reference(std::int32_t kind) const {
+    return everything || (kind >= 0 && kind < 4 && ((reference >> kind) & 1u));
+  }
+};
+
+namespace detail {
+constexpr std::uint32_t fluid = 1u, boundary = 2u, ghost = 4u, other = 8u;
+constexpr std::uint32_t any_kind = fluid | boundary | ghost | other;
+constexpr std::uint32_t not_ghost = fluid | boundary | other;
+} // namespace detail
+
+/// The kind filter of a direction (ref-operators §3.2); the one table of directions. Returns
+/// `false` in `known` for a value that is no direction.
+constexpr KindFilter kind_filter(OperationDirection direction, bool* known = nullptr) {
+  using detail::any_kind, detail::boundary, detail::fluid, detail::ghost, detail::not_ghost;
+  struct Row {
+    std::uint32_t query, reference;
+  };
+  constexpr Row table[15] = {{any_kind, any_kind},  {fluid, fluid},       {boundary, fluid},
+                             {fluid, boundary},     {boundary, boundary}, {ghost, fluid},
+                             {fluid, ghost},        {ghost, boundary},    {boundary, ghost},
+                             {any_kind, not_ghost}, {ghost, not_ghost},   {fluid, not_ghost},
+                             {boundary, not_ghost}, {not_ghost, fluid},   {not_ghost, boundary}};
+  const int value = static_cast<int>(direction);
+  if (known != nullptr) {
+    *known = value >= 0 && value < 15;
+  }
+  if (value == 0) {
+    return KindFilter{};
+  }
+  if (value < 0 || value >= 15) {
+    return KindFilter{0u, 0u, false};
+  }
+  return KindFilter{table[value].query, table[value].reference, false};
+}
+
+/// Views of one particle set's arrays in the memory of the execution space it is used with:
+/// positions [N, D], supports [N], masses [N], kinds [N] (required), densities [N] and volumes
+/// [N] (optional: leave empty). No copy is made; nothing here is ever written.
+/// @tparam T  the scalar of every floating field (plain now; dual numbers give tangents).
+template <int D, class T>
+struct ParticleSet {
+  Span<const Vec<T, D>> positions;
+  Span<const T> supports;
+  Span<const T> masses;
+  Span<const std::int32_t> kinds;
+  Span<const T> densities{};
+  Span<const T> volumes{};
+
+  SPHAD_HOST_DEVICE SPHAD_INLINE std::int64_t size() const { return positions.size; }
+  SPHAD_HOST_DEVICE SPHAD_INLINE SearchPoints<D, T> search_points() const {
+    return {positions, supports};
+  }
+};
+
+} // namespace sphad

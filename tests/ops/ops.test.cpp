@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: MIT
+#include <sphad/ad/dual.hpp>
+#include <sphad/ops.hpp>
+#include <sphad/search.hpp>
+
+#include "kernels/kernel_cases.hpp" // near, matches_printed
+#include "ops/ops_cases.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+
+using namespace sphad;
+using test::matches_printed;
+using test::near;
+using K2 = kernels::Wendland2;
+using G = GradientScheme;
+using L = LaplacianScheme;
+
+namespace {
+template <class T>
+Span<const T> span(const std::vector<T>& v) {
+  return {v.data(), std::int64_t(v.size())};
+}
+} // namespace
+
+TEST_CASE("ops: the 1D two-particle case reproduces the hand-checked table", "[ops][golden]") {
+  // ref-operators §10: Wendland2 1D, x = {0, 0.5}, h = 1, m = ρ = 1, f = {1, 3}, Gather.
+  test::Particles<1, double> p;
+  p.add({0.0}, 1, 1);
+  p.add({0.5}, 1, 1);
+  const Domain<1, double> domain{{-5}, {5}, {false}};
+  const auto list = test::all_pairs_list(p, domain);
+  const exec::host ex;
+  const auto s = p.view();
+  const std::vector<double> f{1, 3};
+  const std::vector<Vec<double, 1>> fv{{1.0}, {3.0}};
+  const auto rho = apply<ops::Density<K2>>(ex, s, s, domain, list);
+  const auto interp = apply<ops::Interpolate<K2>>(ex, s, s, domain, list, span(f), span(f));
+  const auto naive = apply<ops::Gradient<K2, G::Naive>>(ex, s, s, domain, list, span(f), span(f));
+  const auto diff =
+      apply<ops::Gradient<K2, G::Difference>>(ex, s, s, domain, list, span(f), span(f));
+  const auto sym = apply<ops::Gradient<K2, G::Symmetric>>(ex, s, s, domain, list, span(f), span(f));
+  const auto sum = apply<ops::Gradient<K2, G::Summation>>(ex, s, s, domain, list, span(f), span(f));
+  const auto brookshaw = apply<ops::Laplacian<K2, L::Brookshaw, G::Difference>>(
+      ex, s, s, domain, list, span(f), span(f));
+  const auto fallback =
+      apply<ops::Laplacian<K2, L::Default>>(ex, s, s, domain, list, span(f), span(f));
+  const auto naive_lap =
+      apply<ops::Laplacian<K2, L::Naive>>(ex, s, s, domain, list, span(f), span(f));
+  const auto cov = apply<ops::Covariance<K2>>(ex, s, s, domain, list);
+  const auto div = apply<ops::Divergence<K2, G::Naive>>(ex, s, s, domain, list, span(fv), span(fv));
+  for (int i = 0; i < 2; ++i) {
+    const double sign = i == 0 ? 1 : -1;
+    CHECK(near(rho[i], 1.640625, 1e-15));
+    CHECK(near(interp[i], i == 0 ? 2.421875 : 4.140625, 1e-15));
+    CHECK(near(naive[i][0], i == 0 ? 5.625 : -1.875, 1e-15));
+    CHECK(near(diff[i][0], 3.75, 1e-15));
+    CHECK(near(sym[i][0], sign * 7.5, 1e-15));
+    CHECK(near(sum[i][0], sign * 7.5, 1e-15));
+    CHECK(matches_printed(brookshaw[i], sign * 14.9999994, 9));
+    CHECK(matches_printed(fallback[i], sign * 14.9999997, 9));
+    CHECK(near(naive_lap[i], sign * 7.5, 1e-14));
+    CHECK(near(cov[i].matrix(0, 0), 0.9375, 1e-15));
+    CHECK(cov[i].neighbors == 2);
+    CHECK(div[i] == naive[i][0]); // the divergence of an [N, 1] field is its gradient
+  }
+}
+
+TEST_CASE("ops: the curl has the right-hand sign in 2D and 3D", "[ops][golden]") {
+  // ref-operators §10: points (0,0), (0.5,0), (0,0.5), h = 1, m = ρ = 1, v = (−y, x), Difference.
+  const exec::host ex;
+  {
+    test::Particles<2, double> p;
+    p.add({0, 0}, 1, 1);
+    p.add({0.5, 0}, 1, 1);
+    p.add({0, 0.5}, 1, 1);
+    const Domain<2, double> domain{{-2, -2}, {2, 2}, {false, false}};
+    const auto list = test::all_pairs_list(p, domain);
+    std::vector<Vec<double, 2>> v;
+    for (const auto& x : p.x) {
+      v.push_back({-x[1], x[0]});
+    }
+    const auto s = p.view();
+    const auto curl = apply<ops::Curl<K2, G::Difference>>(ex, s, s, domain, list, span(v), span(v));
+    const auto div =
+        apply<ops::Divergence<K2, G::Difference>>(ex, s, s, domain, list, span(v), span(v));
+    CHECK(near(curl[0], 8.75 / pi_v<double>, 1e-14));
+    CHECK(std::abs(div[0]) <= 1e-15);
+  }
+  {
+    test::Particles<3, double> p;
+    p.add({0, 0, 0}, 1, 1);
+    p.add({0.5, 0, 0}, 1, 1);
+    p.add({0, 0.5, 0}, 1, 1);
+    const Domain<3, double> domain{{-2, -2, -2}, {2, 2, 2}, {false, false, false}};
+    const auto list = test::all_pairs_list(p, domain);
+    std::vector<Vec<double, 3>> v;
+    for (const auto& x : p.x) {
+      v.push_back({-x[1], x[0], 0});
+    }
+    const auto s = p.view();
+    const auto curl = apply<ops::Curl<K2, G::Difference>>(ex, s, s, domain, list, span(v), span(v));
+    CHECK(std::abs(curl[0][0]) <= 1e-15);
+    CHECK(std::abs(curl[0][1]) <= 1e-15);
+    CHECK(near(curl[0][2], 1.25 * 21 / (2 * pi_v<double>), 1e-14));
+  }
+}
+
+TEST_CASE("ops: the 32x32 periodic fixture has the golden density and covariance, and grid "
+          "traversal equals the list bitwise",
+          "[ops][golden]") {
+  // ref-operators §9.1 / §10: density 1.0010562289, covariance 0.99835676 I at every particle.
+  auto p = test::lattice<2, double>(32, 55);
+  const Domain<2, double> domain{{-1, -1}, {1, 1}, {true, true}};
+  const exec::host ex;
+  const auto list = test::all_pairs_list(p, domain);
+  const auto rho = apply<ops::Density<K2>>(ex, p.view(), p.view(), domain, list);
+  for (std::size_t i = 0; i < p.x.size(); ++i) {
+    p.rho[i] = rho[std::int64_t(i)];
+  }
+  const auto cov = apply<ops::Covariance<K2>>(ex, p.view(), p.view(), domain, list);
+  bool golden = true;
+  for (std::int64_t i = 0; i < rho.size(); ++i) {
+    golden = golden && matches_printed(rho[i], 1.0010562289, 11) &&
+             matches_printed(cov[i].matrix(0, 0), 0.99835676, 8) &&
+             matches_printed(cov[i].matrix(1, 1), 0.99835676, 8) &&
+             std::abs(cov[i].matrix(0, 1)) < 1e-14 && cov[i].neighbors == 57;
+  }
+  CHECK(golden);
+
+  // Grid traversal visits the same pairs in the same order: bitwise equal results (N5).
+  std::vector<double> f;
+  std::vector<Vec<double, 2>> v;
+  for (const auto& x : p.x) {
+    f.push_back(5 * x[0] + 3 * x[1]);
+    v.push_back({2 * x[0] - x[1], 4 * x[0] + 3 * x[1]});
+  }
+  const auto s = p.view();
+  const auto grid = search::build_search_grid<SupportScheme::Gather>(ex, s.search_points(),
+                                                                     s.search_points(), domain);
+  const auto gather_list =
+      build_neighbor_list<SupportScheme::Gather>(ex, s.search_points(), s.search_points(), domain);
+  const auto a =
+      apply<ops::Gradient<K2, G::Difference>>(ex, s, s, domain, gather_list, span(f), span(f));
+  const auto b = apply<ops::Gradient<K2, G::Difference>>(ex, s, s, domain, grid, span(f), span(f));
+  const auto c = apply<ops::Laplacian<K2, L::Dot>>(ex, s, s, domain, gather_list, span(v), span(v));
+  const auto d = apply<ops::Laplacian<K2, L::Dot>>(ex, s, s, domain, grid, span(v), span(v));
+  bool bitwise = true;
+  for (std::int64_t i = 0; i < a.size(); ++i) {
+    bitwise = bitwise && a[i] == b[i] && c[i] == d[i];
+  }
+  CHECK(bitwise);
+}
+
+TEMPLATE_TEST_CASE("ops: linear fields are reproduced in the lattice interior",
+                   "[ops]",
+                   float,
+                   double) {
+  // A 2D non-periodic lattice (24 per axis, ~50 neighbours); f = c·x + 0.7, v = A x.
+  using T = TestType;
+  auto p = test::lattice<2, T>(24, 50);
+  const Domain<2, T> domain{{-1, -1}, {1, 1}, {false, false}};
+  const exec::host ex;
+  const auto list = test::all_pairs_list(p, domain);
+  const auto rho = apply<ops::Density<K2>>(ex, p.view(), p.view(), domain, list);
+  for (std::size_t i = 0; i < p.x.size(); ++i) {
+    p.rho[i] = rho[std::int64_t(i)];
+  }
+  const double c[2] = {0.9, 2.2};
+  const double A[2][2] = {{2 - 0.0, 0.6}, {-0.9, 2 - 0.3}};
+  std::vector<T> f;
+  std::vector<Vec<T, 2>> v;
+  for (const auto& x : p.x) {
+    f.push_back(T(c[0] * x[0] + c[1] * x[1] + 0.7));
+    v.push_back({T(A[0][0] * x[0] + A[0][1] * x[1]), T(A[1][0] * x[0] + A[1][1] * x[1])});
+  }
+  const auto s = p.view();
+  const auto interp = apply<ops::Interpolate<K2>>(ex, s, s, domain, list, span(f), span(f));
+  const auto grad =
+      apply<ops::Gradient<K2, G::Difference>>(ex, s, s, domain, list, span(f), span(f));
+  const auto jac =
+      apply<ops::Gradient<K2, G::Difference>>(ex, s, s, domain, list, span(v), span(v));
+  const auto div =
+      apply<ops::Divergence<K2, G::Difference>>(ex, s, s, domain, list, span(v), span(v));
+  const auto curl = apply<ops::Curl<K2, G::Difference>>(ex, s, s, domain, list, span(v), span(v));
+  const auto lap = apply<ops::Laplacian<K2>>(ex, s, s, domain, list, span(f), span(f));
+  double worst[6] = {};
+  const double band = double(p.h[0]) + 2.0 / 24; // the support stays inside the lattice
+  for (std::size_t i = 0; i < p.x.size(); ++i) {
+    const auto& x = p.x[i];
+    if (std::abs(x[0]) > 1 - band || std::abs(x[1]) > 1 - band) {
+      continue;
+    }
+    const auto k = std::int64_t(i);
+    worst[0] = std::fmax(worst[0], std::abs(interp[k] - f[i]));
+    worst[1] = std::fmax(worst[1], std::abs(grad[k][0] - c[0]) + std::abs(grad[k][1] - c[1]));
+    worst[2] =
+        std::fmax(worst[2], std::abs(jac[k](1, 0) - A[1][0]) + std::abs(jac[k](0, 1) - A[0][1]));
+    worst[3] = std::fmax(worst[3], std::abs(div[k] - (A[0][0] + A[1][1])));
+    worst[4] = std::fmax(worst[4], std::abs(curl[k] - (A[1][0] - A[0][1])));
+    worst[5] = std::fmax(worst[5], std::abs(lap[k]));
+  }
+  INFO("interp " << worst[0] << " grad " << worst[1] << " jacobian " << worst[2] << " div "
+                 << worst[3] << " curl " << worst[4] << " laplacian " << worst[5]);
+  // Lattice discretization errors (the reference gate is 0.4; these are ~100× tighter).
+  CHECK(worst[0] < 5e-4);
+  CHECK(worst[1] < 0.02);
+  CHECK(worst[2] < 0.02);
+  CHECK(worst[3] < 0.02);
+  CHECK(worst[4] < 0.02);
+  CHECK(worst[5] < 0.02);
+}
+
+TEST_CASE("ops: kinds and every direction filter pairs like a brute-force sum", "[ops]") {
+  auto p = test::lattice<2, double>(12, 30);
+  std::mt19937 rng(3);
+  for (auto& kind : p.kinds) {
+    kind = std::int32_t(rng() % 4);
+  }
+  const Domain<2, double> domain{{-1, -1}, {1, 1}, {true, false}};
+  const exec::host ex;
+  const auto list = test::all_pairs_list(p, domain);
+  for (int mode = 0; mode < 15; ++mode) {
+    ApplyOptions<double> options;
+    options.direction = static_cast<OperationDirection>(mode);
+    const auto rho = apply<ops::Density<K2>>(ex, p.view(), p.view(), domain, list, {}, {}, options);
+    const KindFilter filter = kind_filter(options.direction);
+    bool ok = true;
+    for (std::size_t i = 0; i < p.x.size(); ++i) {
+      double expected = 0;
+      if (filter.accepts_query(p.kinds[i])) {
+        for (std::size_t j = 0; j < p.x.size(); ++j) {
+          if (filter.accepts_reference(p.kinds[j])) {
+            expected += p.m[j] * kernels::value<K2>(domain.difference(p.x[i], p.x[j]), p.h[i]);
+          }
+        }
+      }
+      ok = ok && (filter.accepts_query(p.kinds[i]) ? near(rho[std::int64_t(i)], expected, 1e-13)
+                                                   : rho[std::int64_t(i)] == 0.0);
+    }
+    INFO("direction " << mode);
+    CHECK(ok);
+  }
+  // The table itself: AllToAll keeps ghost queries and drops ghost sources.
+  const auto all = kind_filter(OperationDirection::AllToAll);
+  CHECK(all.accepts_query(2));
+  CHECK_FALSE(all.accepts_reference(2));
+  CHECK(all.accepts_reference(3));
+  CHECK(kind_filter(OperationDirection::TrueAllToAll).accepts_reference(2));
+  CHECK_FALSE(kind_filter(OperationDirection::FluidToBoundary).accepts_query(0));
+  CHECK(kind_filter(OperationDirection::FluidToBoundary).accepts_query(1));
+}
+
+TEST_CASE("ops: positions shifted by whole periods give the same results", "[ops]") {
+  auto p = test::lattice<2, double>(10, 25);
+  std::mt19937 rng(4);
+  std::uniform_real_distribution<double> jitter(-0.02, 0.02);
+  for (auto& x : p.x) {
+    x[0] += jitter(rng);
+    x[1] += jitter(rng);
+  }
+  const Domain<2, double> domain{{-1, -1}, {1, 1}, {true, true}};
+  const exec::host ex;
+  std::vector<double> f;
+  for (const auto& x : p.x) {
+    f.push_back(std::sin(3 * x[0]) + x[1]);
+  }
+  const auto list = test::all_pairs_list(p, domain);
+  const auto a = apply<ops::Gradient<K2, G::Difference, SupportScheme::MeanSymmetric>>(
+      ex, p.view(), p.view(), domain, list, span(f), span(f));
+  auto shifted = p;
+  for (std::size_t i = 0; i < shifted.x.size(); ++i) {
+    shifted.x[i][0] += 2.0 * double(int(i % 7) - 3);
+    shifted.x[i][1] -= 2.0 * double(int(i % 5) - 2);
+  }
+  const auto list2 = test::all_pairs_list(shifted, domain);
+  const auto b = apply<ops::Gradient<K2, G::Difference, SupportScheme::MeanSymmetric>>(
+      ex, shifted.view(), shifted.view(), domain, list2, span(f), span(f));
+  double worst = 0;
+  for (std::int64_t i = 0; i < a.size(); ++i) {
+    worst = std::fmax(worst, norm(a[i] - b[i]) / (norm(a[i]) + 1e-300));
+  }
+  CHECK(worst <= 1e-10);
+}
+
+TEST_CASE("ops: dual positions give directional derivatives of Density", "[ops][grad]") {
+  // Scalar genericity: the same operator with Dual<double, 1> scalars differentiates.
+  auto p = test::lattice<2, double>(8, 20);
+  const Domain<2, double> domain{{-1, -1}, {1, 1}, {false, false}};
+  const auto list = test::all_pairs_list(p, domain);
+  using D1 = Dual<double, 1>;
+  std::vector<Vec<double, 2>> direction;
+  std::mt19937 rng(8);
+  std::uniform_real_distribution<double> unit(-1, 1);
+  for (std::size_t i = 0; i < p.x.size(); ++i) {
+    direction.push_back({unit(rng), unit(rng)});
+  }
+  test::Particles<2, D1> dual;
+  for (std::size_t i = 0; i < p.x.size(); ++i) {
+    dual.add({D1(p.x[i][0], {direction[i][0]}), D1(p.x[i][1], {direction[i][1]})}, D1(p.h[i]),
+             D1(p.m[i]));
+  }
+  const exec::host ex;
+  const auto rho = apply<ops::Density<K2>>(ex, dual.view(), dual.view(), domain, list);
+  const auto at = [&](double t) {
+    auto moved = p;
+    for (std::size_t i = 0; i < p.x.size(); ++i) {
+      moved.x[i] += direction[i] * t;
+    }
+    return apply<ops::Density<K2>>(ex, moved.view(), moved.view(), domain, list);
+  };
+  const auto plus = at(1e-6), minus = at(-1e-6), plain = at(0.0);
+  double worst = 0, scale = 0;
+  for (std::int64_t i = 0; i < rho.size(); ++i) {
+    CHECK(rho[i].value == plain[i]); // the primal of a dual call equals the plain call
+    const double fd = (plus[i] - minus[i]) / 2e-6;
+    worst = std::fmax(worst, std::abs(rho[i].tangent[0] - fd));
+    scale = std::fmax(scale, std::abs(fd));
+  }
+  CHECK(worst <= 1e-6 * scale);
+}
+
+TEST_CASE("ops: lattice calibration makes the lattice density exactly 1 (K7)", "[ops]") {
+  auto p = test::lattice<2, double>(20, kernels::neighbours_from_n_h(4.0, 2));
+  const Domain<2, double> domain{{-1, -1}, {1, 1}, {true, true}};
+  const auto list = test::all_pairs_list(p, domain);
+  ApplyOptions<double> options;
+  options.calibration_n_h = 4.0;
+  const auto rho =
+      apply<ops::Density<K2>>(exec::host{}, p.view(), p.view(), domain, list, {}, {}, options);
+  CHECK(std::abs(rho[0] - 1.0) <= 1e-12);
+  CHECK(std::abs(rho[137] - 1.0) <= 1e-12);
+}
+
+TEST_CASE("ops: empty sets give empty or zero outputs", "[ops]") {
+  auto p = test::lattice<2, double>(4, 10);
+  const test::Particles<2, double> none;
+  const Domain<2, double> domain{{-1, -1}, {1, 1}, {false, false}};
+  const exec::host ex;
+  const auto no_queries = build_neighbor_list<SupportScheme::Gather>(
+      ex, none.view().search_points(), p.view().search_points(), domain);
+  CHECK(apply<ops::Density<K2>>(ex, none.view(), p.view(), domain, no_queries).size() == 0);
+  const auto no_references = build_neighbor_list<SupportScheme::Gather>(
+      ex, p.view().search_points(), none.view().search_points(), domain);
+  const auto rho = apply<ops::Density<K2>>(ex, p.view(), none.view(), domain, no_references);
+  CHECK(rho.size() == 16);
+  CHECK(rho[5] == 0.0);
+}
+
+TEST_CASE("ops: bad calls are rejected before any work, naming the argument", "[ops][errors]") {
+  auto p = test::lattice<2, double>(4, 10);
+  const Domain<2, double> domain{{-1, -1}, {1, 1}, {false, false}};
+  const exec::host ex;
+  const auto list = test::all_pairs_list(p, domain);
+  const std::vector<double> f(16, 1.0), short_f(15, 1.0);
+  auto no_density = p;
+  no_density.rho.clear();
+  CHECK_THROWS_WITH(apply<ops::Interpolate<K2>>(ex, no_density.view(), no_density.view(), domain,
+                                                list, span(f), span(f)),
+                    Catch::Matchers::Contains("argument `queries`: densities are required"));
+  CHECK_NOTHROW(apply<ops::Density<K2>>(ex, no_density.view(), no_density.view(), domain, list));
+  auto no_kinds = p;
+  no_kinds.kinds.clear();
+  CHECK_THROWS_WITH(apply<ops::Density<K2>>(ex, no_kinds.view(), no_kinds.view(), domain, list),
+                    Catch::Matchers::Contains("kinds (required) has 0 entries"));
+  auto short_masses = p;
+  short_masses.m.pop_back();
+  CHECK_THROWS_WITH(
+      apply<ops::Density<K2>>(ex, p.view(), short_masses.view(), domain, list),
+      Catch::Matchers::Contains("sphad::apply: argument `references`: masses has 15 entries"));
+  CHECK_THROWS_WITH(
+      apply<ops::Interpolate<K2>>(ex, p.view(), p.view(), domain, list, span(f), span(short_f)),
+      Catch::Matchers::Contains("argument `reference_values`"));
+  CHECK_THROWS_WITH(
+      apply<ops::Gradient<K2>>(ex, p.view(), p.view(), domain, list, span(short_f), span(f)),
+      Catch::Matchers::Contains("argument `query_values`"));
+  const auto other = test::lattice<2, double>(3, 8);
+  const auto wrong_list = test::all_pairs_list(other, domain);
+  CHECK_THROWS_WITH(apply<ops::Density<K2>>(ex, p.view(), p.view(), domain, wrong_list),
+                    Catch::Matchers::Contains("argument `neighbors`: has 9 rows for 16 queries"));
+  ApplyOptions<double> bad_direction;
+  bad_direction.direction = static_cast<OperationDirection>(15);
+  CHECK_THROWS_WITH(
+      apply<ops::Density<K2>>(ex, p.view(), p.view(), domain, list, {}, {}, bad_direction),
+      Catch::Matchers::Contains("argument `options.direction`: unknown OperationDirection"));
+  ApplyOptions<double> bad_calibration;
+  bad_calibration.calibration_n_h = -1;
+  CHECK_THROWS_WITH(
+      apply<ops::Density<K2>>(ex, p.view(), p.view(), domain, list, {}, {}, bad_calibration),
+      Catch::Matchers::Contains("argument `options.calibration_n_h`"));
+  auto inverted = domain;
+  inverted.min[0] = 3;
+  CHECK_THROWS_WITH(apply<ops::Density<K2>>(ex, p.view(), p.view(), inverted, list),
+                    Catch::Matchers::Contains("argument `domain`"));
+}

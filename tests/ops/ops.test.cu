@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+// Every operator on the CUDA space equals the host result (needs a GPU to run; CI compiles it).
+#include <sphad/exec/cuda.hpp>
+#include <sphad/ops.hpp>
+#include <sphad/search.hpp>
+
+#include "kernels/kernel_cases.hpp" // near
+#include "ops/ops_cases.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+using namespace sphad;
+using K = kernels::Wendland4;
+
+namespace {
+template <class T>
+Buffer<T, exec::cuda> upload(const exec::cuda& ex, const std::vector<T>& v) {
+  Buffer<T, exec::cuda> b(ex, std::int64_t(v.size()));
+  exec::copy_from_host(ex, v.data(), b.data(), b.size());
+  return b;
+}
+template <class T, class E>
+Span<const T> span(const Buffer<T, E>& b) {
+  return {b.data(), b.size()};
+}
+template <class T>
+Span<const T> span(const std::vector<T>& v) {
+  return {v.data(), std::int64_t(v.size())};
+}
+} // namespace
+
+TEST_CASE("ops: device operators equal the host ones", "[ops][cuda]") {
+  auto p = test::lattice<2, double>(16, 40);
+  for (std::size_t i = 0; i < p.x.size(); ++i) {
+    p.rho[i] = 1.0 + 0.01 * double(i % 7);
+    p.kinds[i] = std::int32_t(i % 3);
+  }
+  const Domain<2, double> domain{{-1, -1}, {1, 1}, {true, false}};
+  std::vector<Vec<double, 2>> v;
+  for (const auto& x : p.x) {
+    v.push_back({x[0] * x[1], x[0] - 2 * x[1]});
+  }
+  const exec::host host;
+  const exec::cuda device{};
+  const auto x = upload(device, p.x);
+  const auto h = upload(device, p.h);
+  const auto m = upload(device, p.m);
+  const auto rho = upload(device, p.rho);
+  const auto kinds = upload(device, p.kinds);
+  const auto vd = upload(device, v);
+  const ParticleSet<2, double> d{span(x), span(h), span(m), span(kinds), span(rho)};
+  const auto s = p.view();
+  const auto host_list = build_neighbor_list<SupportScheme::Gather>(host, s.search_points(),
+                                                                    s.search_points(), domain);
+  const auto device_list = build_neighbor_list<SupportScheme::Gather>(device, d.search_points(),
+                                                                      d.search_points(), domain);
+
+  const auto compare = [&](const auto& on_host, const auto& on_device, auto to_vector) {
+    const auto got = exec::to_host(device, on_device.data(), on_device.size());
+    bool ok = true;
+    for (std::int64_t i = 0; i < on_host.size(); ++i) {
+      const auto a = to_vector(on_host[i]);
+      const auto b = to_vector(got[std::size_t(i)]);
+      for (std::size_t k = 0; k < a.size(); ++k) {
+        ok = ok && test::near(a[k], b[k], 1e-12, 1e-12);
+      }
+    }
+    CHECK(ok);
+  };
+  const auto scalar = [](double a) { return std::vector<double>{a}; };
+  const auto vector = [](const Vec<double, 2>& a) { return std::vector<double>{a[0], a[1]}; };
+  const auto matrix = [](const Mat<double, 2, 2>& a) {
+    return std::vector<double>{a(0, 0), a(0, 1), a(1, 0), a(1, 1)};
+  };
+  compare(apply<ops::Density<K>>(host, s, s, domain, host_list),
+          apply<ops::Density<K>>(device, d, d, domain, device_list), scalar);
+  compare(apply<ops::Interpolate<K>>(host, s, s, domain, host_list, span(v), span(v)),
+          apply<ops::Interpolate<K>>(device, d, d, domain, device_list, span(vd), span(vd)),
+          vector);
+  compare(apply<ops::Gradient<K, GradientScheme::Symmetric>>(host, s, s, domain, host_list, span(v),
+                                                             span(v)),
+          apply<ops::Gradient<K, GradientScheme::Symmetric>>(device, d, d, domain, device_list,
+                                                             span(vd), span(vd)),
+          matrix);
+  compare(apply<ops::Divergence<K>>(host, s, s, domain, host_list, span(v), span(v)),
+          apply<ops::Divergence<K>>(device, d, d, domain, device_list, span(vd), span(vd)), scalar);
+  compare(apply<ops::Curl<K>>(host, s, s, domain, host_list, span(v), span(v)),
+          apply<ops::Curl<K>>(device, d, d, domain, device_list, span(vd), span(vd)), scalar);
+  compare(apply<ops::Laplacian<K, LaplacianScheme::Dot>>(host, s, s, domain, host_list, span(v),
+                                                         span(v)),
+          apply<ops::Laplacian<K, LaplacianScheme::Dot>>(device, d, d, domain, device_list,
+                                                         span(vd), span(vd)),
+          vector);
+  const auto grid = search::build_search_grid<SupportScheme::Gather>(device, d.search_points(),
+                                                                     d.search_points(), domain);
+  compare(apply<ops::Density<K>>(host, s, s, domain, host_list),
+          apply<ops::Density<K>>(device, d, d, domain, grid), scalar);
+}
