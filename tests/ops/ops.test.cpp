@@ -390,6 +390,11 @@ TEST_CASE("ops: bad calls are rejected before any work, naming the argument", "[
   CHECK_THROWS_WITH(
       apply<ops::Density<K2>>(ex, p.view(), p.view(), domain, list, {}, {}, bad_calibration),
       Catch::Matchers::Contains("argument `options.calibration_n_h`"));
+  std::vector<double> too_short(15);
+  CHECK_THROWS_WITH(
+      apply_into<ops::Density<K2>>(ex, p.view(), p.view(), domain, list, Span<const ops::NoField>{},
+                                   Span<const ops::NoField>{}, Span<double>{too_short.data(), 15}),
+      Catch::Matchers::Contains("argument `out`: has 15 entries for 16 queries"));
   auto inverted = domain;
   inverted.min[0] = 3;
   CHECK_THROWS_WITH(apply<ops::Density<K2>>(ex, p.view(), p.view(), inverted, list),

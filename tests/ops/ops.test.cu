@@ -98,3 +98,59 @@ TEST_CASE("ops: device operators equal the host ones", "[ops][cuda]") {
   compare(apply<ops::Density<K>>(host, s, s, domain, host_list),
           apply<ops::Density<K>>(device, d, d, domain, grid), scalar);
 }
+
+TEST_CASE("ops: operator calls captured into a CUDA graph replay to the direct result",
+          "[ops][cuda]") {
+  auto p = test::lattice<3, double>(10, 50);
+  const Domain<3, double> domain{{-1, -1, -1}, {1, 1, 1}, {true, true, true}};
+  cudaStream_t stream = nullptr;
+  REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
+  {
+    const exec::cuda device{stream};
+    const auto x = upload(device, p.x);
+    const auto h = upload(device, p.h);
+    const auto m = upload(device, p.m);
+    const auto rho = upload(device, p.rho);
+    const auto kinds = upload(device, p.kinds);
+    std::vector<double> f;
+    for (const auto& q : p.x) {
+      f.push_back(q[0] - q[1] * q[2]);
+    }
+    const auto fd = upload(device, f);
+    const ParticleSet<3, double> d{span(x), span(h), span(m), span(kinds), span(rho)};
+    const auto list = build_neighbor_list<SupportScheme::Gather>(device, d.search_points(),
+                                                                 d.search_points(), domain);
+    const auto direct_density = apply<ops::Density<K>>(device, d, d, domain, list);
+    const auto direct_gradient = apply<ops::Gradient<K, GradientScheme::Difference>>(
+        device, d, d, domain, list, span(fd), span(fd));
+
+    Buffer<double, exec::cuda> density(device, d.size());
+    Buffer<Vec<double, 3>, exec::cuda> gradient(device, d.size());
+    exec::fence(device);
+    cudaGraph_t graph = nullptr;
+    REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) == cudaSuccess);
+    apply_into<ops::Density<K>>(device, d, d, domain, list, Span<const ops::NoField>{},
+                                Span<const ops::NoField>{},
+                                Span<double>{density.data(), density.size()});
+    apply_into<ops::Gradient<K, GradientScheme::Difference>>(
+        device, d, d, domain, list, span(fd), span(fd),
+        Span<Vec<double, 3>>{gradient.data(), gradient.size()});
+    REQUIRE(cudaStreamEndCapture(stream, &graph) == cudaSuccess);
+    cudaGraphExec_t instance = nullptr;
+    REQUIRE(cudaGraphInstantiate(&instance, graph, 0) == cudaSuccess);
+    REQUIRE(cudaGraphLaunch(instance, stream) == cudaSuccess);
+    exec::fence(device);
+    CHECK(exec::to_host(device, density.data(), density.size()) ==
+          exec::to_host(device, direct_density.data(), direct_density.size()));
+    const auto a = exec::to_host(device, gradient.data(), gradient.size());
+    const auto b = exec::to_host(device, direct_gradient.data(), direct_gradient.size());
+    bool equal = true;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      equal = equal && a[i] == b[i];
+    }
+    CHECK(equal);
+    cudaGraphExecDestroy(instance);
+    cudaGraphDestroy(graph);
+  }
+  REQUIRE(cudaStreamDestroy(stream) == cudaSuccess);
+}

@@ -43,6 +43,7 @@ void copy_from_host(const host& exec, const T* in, T* out, std::int64_t n) {
 
 /// The space's array `in[0, n)` as a host vector. On CUDA this synchronizes the stream.
 template <class T>
+// host sync: the explicit host transfer (host memory: a copy)
 std::vector<T> to_host(const host&, const T* in, std::int64_t n) {
   SPHAD_REQUIRE(n >= 0, "to_host", "n", detail::concat("negative (got ", n, ")"));
   return std::vector<T>(in, in + n);
@@ -88,11 +89,13 @@ void copy_from_host(const cuda& exec, const T* in, T* out, std::int64_t n) {
 }
 
 template <class T>
+// host sync: the explicit device-to-host transfer, documented as synchronizing
 std::vector<T> to_host(const cuda& exec, const T* in, std::int64_t n) {
   SPHAD_REQUIRE(n >= 0, "to_host", "n", detail::concat("negative (got ", n, ")"));
   std::vector<T> out(static_cast<std::size_t>(n));
   if (n > 0) {
     detail::check_cuda(
+        // host sync: inside to_host
         cudaMemcpyAsync(out.data(), in, sizeof(T) * n, cudaMemcpyDeviceToHost, exec.stream),
         "cudaMemcpyAsync (device to host)");
   }

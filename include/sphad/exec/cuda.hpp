@@ -48,6 +48,7 @@ void for_each_index(const cuda& exec, std::int64_t n, const F& f) {
 
 /// Blocks the host until all work enqueued on the stream has finished (synchronizing).
 inline void fence(const cuda& exec) {
+  // host sync: fence is the explicit wait
   detail::check_cuda(cudaStreamSynchronize(exec.stream), "cudaStreamSynchronize");
 }
 

@@ -26,6 +26,7 @@ namespace sphad::exec {
 /// max(in[0, n)), or `empty` when n = 0. Exact (a maximum does not depend on order). CUDA:
 /// CUB's device reduction, then one read back to the host — this call synchronizes the stream.
 template <class T>
+// host sync: returns its result to the host by design (documented)
 T reduce_max(const host&, const T* in, std::int64_t n, T empty) {
   SPHAD_REQUIRE(n >= 0, "reduce_max", "n", detail::concat("negative (got ", n, ")"));
   T result = empty;
@@ -50,6 +51,7 @@ struct MaxOperator {
 namespace sphad::exec {
 
 template <class T>
+// host sync: returns its result to the host by design (documented)
 T reduce_max(const cuda& exec, const T* in, std::int64_t n, T empty) {
   SPHAD_REQUIRE(n >= 0, "reduce_max", "n", detail::concat("negative (got ", n, ")"));
   if (n == 0) {
@@ -65,6 +67,7 @@ T reduce_max(const cuda& exec, const T* in, std::int64_t n, T empty) {
   detail::check_cuda(cub::DeviceReduce::Reduce(scratch.data(), bytes, in, result.data(), n,
                                                detail::MaxOperator{}, lowest, exec.stream),
                      "cub::DeviceReduce::Reduce");
+  // host sync: the documented read of reduce_max
   return to_host(exec, result.data(), 1)[0];
 }
 #endif

@@ -169,8 +169,8 @@ primal_t<T> validate_call(const ParticleSet<D, T>& queries,
   return primal_t<T>(1);
 }
 
-template <class Op, class Exec, class Neighbors, int D, class T, class F>
-auto run(const Exec& exec,
+template <class Op, class Exec, class Neighbors, int D, class T, class F, class Out>
+void run(const Exec& exec,
          const Neighbors& neighbors,
          const ParticleSet<D, T>& queries,
          const ParticleSet<D, T>& references,
@@ -178,66 +178,92 @@ auto run(const Exec& exec,
          Span<const F> query_values,
          Span<const F> reference_values,
          const ApplyOptions<primal_t<T>>& options,
-         primal_t<T> factor) {
-  using Out = typename Op::template output_t<D, T, F>;
-  Buffer<Out, Exec> out(exec, queries.size());
+         primal_t<T> factor,
+         Out* out) {
   exec::for_each_index(exec, queries.size(),
                        Evaluate<Op, Neighbors, D, T, F, Out>{
                            neighbors, queries, references, domain, kind_filter(options.direction),
-                           query_values, reference_values, T(factor), out.data()});
-  return out;
+                           query_values, reference_values, T(factor), out});
 }
 
 } // namespace ops::detail
 
 /// Evaluates operator `Op` at every query particle over a neighbour list (rows in query order,
-/// reference indices; e.g. from `build_neighbor_list` with a scheme at least as wide as Op's).
-/// Returns one output per query in the memory of `Exec` ([Nq], shaped per operator, decision
-/// O1–O3), allocated stream-ordered; on CUDA nothing synchronizes. Kinds and
-/// `options.direction` filter pairs; filtered queries get 0. Self and coincident pairs are
-/// summed (O8). Throws `InvalidArgument` before any launch for size mismatches, missing
-/// densities or values, a list of the wrong length, bad domains, unknown directions and bad
-/// calibration (O6). Nq = 0 gives an empty result; Nr = 0 zeros (O7).
+/// reference indices; e.g. from `build_neighbor_list` with a scheme at least as wide as Op's),
+/// writing one output per query into caller memory `out` ([Nq] in the space's memory, shaped
+/// per operator, decisions O1–O3). Allocates nothing and never synchronizes: on CUDA the call
+/// can be captured into a graph. Kinds and `options.direction` filter pairs; filtered queries
+/// get 0. Self and coincident pairs are summed (O8). Throws `InvalidArgument` before any launch
+/// for size mismatches, missing densities or values, a list of the wrong length, an output of
+/// the wrong length, bad domains, unknown directions and bad calibration (O6). Nq = 0 launches
+/// nothing; Nr = 0 gives zeros (O7).
 /// @param query_values, reference_values  field values [Nq], [Nr] (Density, Covariance: none).
-template <class Op, class Exec, int D, class T, class F = ops::NoField>
-Buffer<typename Op::template output_t<D, T, F>, Exec>
-apply(const Exec& exec,
-      const ParticleSet<D, T>& queries,
-      const ParticleSet<D, T>& references,
-      const Domain<D, primal_t<T>>& domain,
-      const NeighborList<Exec>& neighbors,
-      Span<const F> query_values = {},
-      Span<const F> reference_values = {},
-      const ApplyOptions<primal_t<T>>& options = {}) {
+template <class Op, class Exec, int D, class T, class F>
+void apply_into(const Exec& exec,
+                const ParticleSet<D, T>& queries,
+                const ParticleSet<D, T>& references,
+                const Domain<D, primal_t<T>>& domain,
+                const NeighborList<Exec>& neighbors,
+                Span<const F> query_values,
+                Span<const F> reference_values,
+                Span<typename Op::template output_t<D, T, F>> out,
+                const ApplyOptions<primal_t<T>>& options = {}) {
   constexpr const char* function = "apply";
   const auto factor = ops::detail::validate_call<Op>(queries, references, domain, query_values,
                                                      reference_values, options, function);
   SPHAD_REQUIRE(neighbors.num_queries == queries.size(), function, "neighbors",
                 sphad::detail::concat("has ", neighbors.num_queries, " rows for ", queries.size(),
                                       " queries"));
-  return ops::detail::run<Op>(
+  SPHAD_REQUIRE(
+      out.size == queries.size(), function, "out",
+      sphad::detail::concat("has ", out.size, " entries for ", queries.size(), " queries"));
+  ops::detail::run<Op>(
       exec, ops::detail::ListNeighbors{neighbors.offsets.data(), neighbors.neighbors.data()},
-      queries, references, domain, query_values, reference_values, options, factor);
+      queries, references, domain, query_values, reference_values, options, factor, out.data);
 }
 
 /// The same, traversing the search grid instead of a list (decision N5): build the grid with
 /// `search::build_search_grid<Op::support>` over the same reference positions; the pairs and
 /// their order equal the list's, so the results are bitwise equal.
-template <class Op, class Exec, int D, class T, class F = ops::NoField>
+template <class Op, class Exec, int D, class T, class F>
+void apply_into(const Exec& exec,
+                const ParticleSet<D, T>& queries,
+                const ParticleSet<D, T>& references,
+                const Domain<D, primal_t<T>>& domain,
+                const search::HashGrid<D, T, Exec>& grid,
+                Span<const F> query_values,
+                Span<const F> reference_values,
+                Span<typename Op::template output_t<D, T, F>> out,
+                const ApplyOptions<primal_t<T>>& options = {}) {
+  constexpr const char* function = "apply";
+  const auto factor = ops::detail::validate_call<Op>(queries, references, domain, query_values,
+                                                     reference_values, options, function);
+  SPHAD_REQUIRE(
+      out.size == queries.size(), function, "out",
+      sphad::detail::concat("has ", out.size, " entries for ", queries.size(), " queries"));
+  ops::detail::run<Op>(exec, ops::detail::GridNeighbors<Op::support, D, T>{grid.view()}, queries,
+                       references, domain, query_values, reference_values, options, factor,
+                       out.data);
+}
+
+/// `apply_into` with the output allocated here: a `Buffer` of Nq outputs in the memory of
+/// `Exec` (stream-ordered on CUDA: still no synchronization). `Adjacency` is a `NeighborList`
+/// or a `search::HashGrid` (grid traversal).
+template <class Op, class Exec, int D, class T, class Adjacency, class F = ops::NoField>
 Buffer<typename Op::template output_t<D, T, F>, Exec>
 apply(const Exec& exec,
       const ParticleSet<D, T>& queries,
       const ParticleSet<D, T>& references,
       const Domain<D, primal_t<T>>& domain,
-      const search::HashGrid<D, T, Exec>& grid,
+      const Adjacency& adjacency,
       Span<const F> query_values = {},
       Span<const F> reference_values = {},
       const ApplyOptions<primal_t<T>>& options = {}) {
-  const auto factor = ops::detail::validate_call<Op>(queries, references, domain, query_values,
-                                                     reference_values, options, "apply");
-  return ops::detail::run<Op>(exec, ops::detail::GridNeighbors<Op::support, D, T>{grid.view()},
-                              queries, references, domain, query_values, reference_values, options,
-                              factor);
+  using Out = typename Op::template output_t<D, T, F>;
+  Buffer<Out, Exec> out(exec, queries.size());
+  apply_into<Op>(exec, queries, references, domain, adjacency, query_values, reference_values,
+                 Span<Out>{out.data(), out.size()}, options);
+  return out;
 }
 
 } // namespace sphad

@@ -234,7 +234,8 @@ NeighborList<Exec> build_neighbor_list(const Exec& exec,
   exec::for_each_index(
       exec, 1,
       search::detail::PackStatus{list.offsets.data(), nq, bad_input.data(), status.data()});
-  const auto host_status = exec::to_host(exec, status.data(), 2); // the one host read
+  // host sync: the one read of decision N4 (the total, with the bad-input flag)
+  const auto host_status = exec::to_host(exec, status.data(), 2);
   SPHAD_REQUIRE(host_status[1] == 0, function, "queries",
                 "or `references` has a non-finite position or a non-finite or negative support");
   list.num_pairs = host_status[0];

@@ -59,6 +59,7 @@ T max_drift(const Exec& exec,
   exec::for_each_index(
       exec, now.size(),
       Drift<D, T>{domain, now, then_positions.data(), then_supports.data(), drift.data()});
+  // host sync: the Verlet check's one reduction per set (decision N6)
   return exec::reduce_max(exec, drift.data(), now.size(), T(0));
 }
 
@@ -189,6 +190,7 @@ NeighborList<Exec> filter_verlet_list(const Exec& exec,
   exec::fill(exec, list.offsets.data() + nq, 1, std::int64_t(0));
   exec::for_each_index(exec, nq, keep);
   exec::exclusive_scan(exec, list.offsets.data(), list.offsets.data(), nq + 1);
+  // host sync: the total, to size the filtered list (decision N4)
   list.num_pairs = exec::to_host(exec, list.offsets.data() + nq, 1)[0];
   list.neighbors = Buffer<std::int32_t, Exec>(exec, list.num_pairs);
   keep.neighbors = list.neighbors.data();

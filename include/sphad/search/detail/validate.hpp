@@ -53,6 +53,7 @@ void validate_values(const Exec&, const SearchPoints<D, T>&, const char*, const 
 /// reduction read back on CUDA).
 template <int D, class T, class Exec>
 T largest_support(const Exec& exec, const SearchPoints<D, T>& points, T given) {
+  // host sync: only when the caller gives no max_support (documented in SearchOptions)
   return given >= T(0) ? given : exec::reduce_max(exec, points.supports.data, points.size(), T(0));
 }
 
