@@ -27,8 +27,12 @@ minimum_image(Vec<T, D> x_ij, const Vec<L, D>& period, const Vec<bool, D>& perio
   using std::floor;
   SPHAD_PRAGMA_UNROLL
   for (int a = 0; a < D; ++a) {
-    if (periodic[a]) {
-      const auto periods = floor(value_of(x_ij[a]) / period[a] + L(0.5)); // plain, integral
+    const auto d = value_of(x_ij[a]);
+    const auto half = L(0.5) * period[a];
+    // Already in [−L/2, L/2) — every pair of particles inside the box that can interact — needs
+    // no shift; the floor (a library call on many targets) runs only for the others.
+    if (periodic[a] && !(d >= -half && d < half)) {
+      const auto periods = floor(d / period[a] + L(0.5)); // plain, integral
       x_ij[a] -= period[a] * periods;
     }
   }

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: MIT
+// Operator throughput on the host: every operator over a neighbour list (and Density over the
+// grid) for random points in the periodic unit box with ~50 neighbours per particle, float and
+// double, 2D and 3D; and the per-call overhead at tiny N.
+#include <sphad/ops.hpp>
+
+#include "search/search.bench.hpp" // search_cloud, rate_counters
+
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <vector>
+
+using namespace sphad;
+
+namespace {
+
+template <int D, class T>
+struct OperatorCase {
+  bench::SearchCloud<D, T, exec::host> cloud;
+  std::vector<T> mass, density;
+  std::vector<std::int32_t> kinds;
+  std::vector<T> scalar;
+  std::vector<Vec<T, D>> vector;
+  NeighborList<exec::host> list;
+  ParticleSet<D, T> set;
+
+  explicit OperatorCase(std::int64_t n) : cloud(bench::search_cloud<D, T>(exec::host{}, n)) {
+    const auto size = std::size_t(n);
+    mass.assign(size, T(1.0 / double(n)));
+    kinds.assign(size, 0);
+    list = build_neighbor_list<SupportScheme::Gather>(exec::host{}, cloud.points(), cloud.points(),
+                                                      cloud.domain);
+    set = {cloud.points().positions, cloud.points().supports, {mass.data(), n}, {kinds.data(), n}};
+    const auto rho =
+        apply<ops::Density<kernels::Wendland4>>(exec::host{}, set, set, cloud.domain, list);
+    density.assign(rho.data(), rho.data() + n);
+    set.densities = {density.data(), n};
+    for (std::int64_t i = 0; i < n; ++i) {
+      const auto& x = cloud.x[i];
+      scalar.push_back(x[0] * x[0] + x[D - 1]);
+      vector.push_back(x * T(2));
+    }
+  }
+  Span<const T> scalars() const { return {scalar.data(), std::int64_t(scalar.size())}; }
+  Span<const Vec<T, D>> vectors() const { return {vector.data(), std::int64_t(vector.size())}; }
+};
+
+using Kernel = kernels::Wendland4;
+enum Which {
+  density,
+  density_grid,
+  interpolate,
+  gradient,
+  divergence,
+  curl,
+  laplacian,
+  covariance
+};
+
+template <Which W, class T, int D>
+void BM_operator(benchmark::State& state) {
+  const exec::host exec;
+  OperatorCase<D, T> c(state.range(0));
+  const auto grid = search::build_search_grid<SupportScheme::Gather>(
+      exec, c.cloud.points(), c.cloud.points(), c.cloud.domain);
+  const auto& s = c.set;
+  const auto& domain = c.cloud.domain;
+  for (auto _ : state) {
+    if constexpr (W == density) {
+      benchmark::DoNotOptimize(apply<ops::Density<Kernel>>(exec, s, s, domain, c.list).data());
+    } else if constexpr (W == density_grid) {
+      benchmark::DoNotOptimize(apply<ops::Density<Kernel>>(exec, s, s, domain, grid).data());
+    } else if constexpr (W == interpolate) {
+      benchmark::DoNotOptimize(
+          apply<ops::Interpolate<Kernel>>(exec, s, s, domain, c.list, c.scalars(), c.scalars())
+              .data());
+    } else if constexpr (W == gradient) {
+      benchmark::DoNotOptimize(apply<ops::Gradient<Kernel, GradientScheme::Difference>>(
+                                   exec, s, s, domain, c.list, c.scalars(), c.scalars())
+                                   .data());
+    } else if constexpr (W == divergence) {
+      benchmark::DoNotOptimize(apply<ops::Divergence<Kernel, GradientScheme::Difference>>(
+                                   exec, s, s, domain, c.list, c.vectors(), c.vectors())
+                                   .data());
+    } else if constexpr (W == curl) {
+      benchmark::DoNotOptimize(apply<ops::Curl<Kernel, GradientScheme::Difference>>(
+                                   exec, s, s, domain, c.list, c.vectors(), c.vectors())
+                                   .data());
+    } else if constexpr (W == laplacian) {
+      benchmark::DoNotOptimize(
+          apply<ops::Laplacian<Kernel>>(exec, s, s, domain, c.list, c.scalars(), c.scalars())
+              .data());
+    } else {
+      benchmark::DoNotOptimize(apply<ops::Covariance<Kernel>>(exec, s, s, domain, c.list).data());
+    }
+  }
+  bench::rate_counters(state, state.range(0), c.list.num_pairs);
+}
+
+} // namespace
+
+#define SPHAD_BENCH_OPERATOR(W, T, D)                                                              \
+  BENCHMARK_TEMPLATE(BM_operator, W, T, D)                                                         \
+      ->Arg(1 << 10)                                                                               \
+      ->Arg(100'000)                                                                               \
+      ->Unit(benchmark::kMillisecond)
+#define SPHAD_BENCH_OPERATORS(T, D)                                                                \
+  SPHAD_BENCH_OPERATOR(density, T, D);                                                             \
+  SPHAD_BENCH_OPERATOR(density_grid, T, D);                                                        \
+  SPHAD_BENCH_OPERATOR(interpolate, T, D);                                                         \
+  SPHAD_BENCH_OPERATOR(gradient, T, D);                                                            \
+  SPHAD_BENCH_OPERATOR(divergence, T, D);                                                          \
+  SPHAD_BENCH_OPERATOR(laplacian, T, D);                                                           \
+  SPHAD_BENCH_OPERATOR(covariance, T, D)
+
+SPHAD_BENCH_OPERATORS(float, 2);
+SPHAD_BENCH_OPERATORS(double, 2);
+SPHAD_BENCH_OPERATORS(float, 3);
+SPHAD_BENCH_OPERATORS(double, 3);
+SPHAD_BENCH_OPERATOR(curl, double, 2);
+SPHAD_BENCH_OPERATOR(curl, double, 3);
+
+namespace {
+/// The cost of one call with almost no work: N = 100 particles whose supports reach only
+/// themselves, so the time is validation, view building and the loop's setup.
+void BM_call_overhead(benchmark::State& state) {
+  const exec::host exec;
+  OperatorCase<2, double> c(100);
+  std::vector<double> tiny(100, 1e-6);
+  auto s = c.set;
+  s.supports = {tiny.data(), 100};
+  const auto self_only = build_neighbor_list<SupportScheme::Gather>(
+      exec, s.search_points(), s.search_points(), c.cloud.domain);
+  std::vector<double> out(100);
+  for (auto _ : state) {
+    apply_into<ops::Density<Kernel>>(exec, s, s, c.cloud.domain, self_only,
+                                     Span<const ops::NoField>{}, Span<const ops::NoField>{},
+                                     Span<double>{out.data(), 100});
+    benchmark::DoNotOptimize(out.data());
+  }
+  bench::rate_counters(state, 100, self_only.num_pairs);
+}
+} // namespace
+BENCHMARK(BM_call_overhead)->Unit(benchmark::kMicrosecond);
