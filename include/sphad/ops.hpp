@@ -8,6 +8,7 @@
 #include <sphad/config.hpp>
 
 #include <sphad/ops/apply.hpp>
+#include <sphad/ops/corrections.hpp>
 #include <sphad/ops/operators.hpp>
 #include <sphad/ops/pair.hpp>
 #include <sphad/ops/schemes.hpp>

@@ -10,6 +10,7 @@
 #include <sphad/exec/buffer.hpp>
 #include <sphad/exec/host.hpp>
 #include <sphad/kernels/lattice.hpp>
+#include <sphad/ops/corrections.hpp>
 #include <sphad/ops/operators.hpp>
 #include <sphad/ops/pair.hpp>
 #include <sphad/particles.hpp>
@@ -18,6 +19,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 /// \file
 /// \brief `apply<Op>`: evaluate an operator for every query particle over a neighbour list or
@@ -60,7 +62,7 @@ struct GridNeighbors {
 
 /// One query particle's sum: zero when its kind is filtered out (ref-operators §3.1), else the
 /// operator's pair terms over the accepted neighbours, accumulated in neighbour order.
-template <class Op, class Neighbors, int D, class T, class F, class Out>
+template <class Op, class Neighbors, int D, class T, class F, class Out, class Corr>
 struct Evaluate {
   Neighbors neighbors;
   ParticleSet<D, T> queries, references;
@@ -68,6 +70,7 @@ struct Evaluate {
   KindFilter filter;
   Span<const F> query_values, reference_values;
   T factor;
+  Corr corrections;
   Out* out;
 
   SPHAD_HOST_DEVICE void operator()(std::int64_t i) const {
@@ -78,7 +81,7 @@ struct Evaluate {
       const T rho_i = queries.densities.size > 0 ? queries.densities[i] : T(0);
       F f_i{};
       if constexpr (Op::needs_values) {
-        f_i = query_values[i];
+        f_i = Op::uses_grad_h ? corrections.grad_h.query(query_values[i], i) : query_values[i];
       }
       neighbors.for_each(i, x_i, h_i, [&](std::int32_t j) {
         if (!filter.accepts_reference(references.kinds[j])) {
@@ -86,7 +89,10 @@ struct Evaluate {
         }
         const T rho_j = references.densities.size > 0 ? references.densities[j] : T(0);
         const T m_j = references.masses[j];
-        Pair<typename Op::kernel_type, Op::support, D, T, F> pair{
+        Pair<typename Op::kernel_type, Op::support, D, T, F, Corr> pair{
+            i,
+            j,
+            corrections,
             domain.difference(x_i, references.positions[j]),
             h_i,
             references.supports[j],
@@ -98,7 +104,8 @@ struct Evaluate {
             F{},
             factor};
         if constexpr (Op::needs_values) {
-          pair.f_j = reference_values[j];
+          pair.f_j = Op::uses_grad_h ? corrections.grad_h.reference(reference_values[j], j)
+                                     : reference_values[j];
         }
         sum += Op::term(pair);
       });
@@ -130,6 +137,35 @@ void validate_particles(const ParticleSet<D, T>& set,
       sphad::detail::concat("densities has ", set.densities.size, " entries, positions ", n));
   SPHAD_REQUIRE(set.volumes.size == 0 || set.volumes.size == n, function, name,
                 sphad::detail::concat("volumes has ", set.volumes.size, " entries, positions ", n));
+}
+
+/// The correction states must cover the query (CRK, renormalization) and both sets (grad-h).
+template <class CRKType, class RenormalizationType, class GradHType>
+void validate_corrections(const Corrections<CRKType, RenormalizationType, GradHType>& c,
+                          std::int64_t nq,
+                          std::int64_t nr,
+                          const char* function) {
+  if constexpr (!std::is_same_v<CRKType, NoCRK>) {
+    const bool complete = c.crk.a.size == nq && c.crk.b.size == nq && c.crk.grad_a.size == nq &&
+                          c.crk.grad_b.size == nq;
+    SPHAD_REQUIRE(complete, function, "corrections.crk",
+                  sphad::detail::concat("A, B, grad A and grad B need one entry per query (got ",
+                                        c.crk.a.size, ", ", c.crk.b.size, ", ", c.crk.grad_a.size,
+                                        ", ", c.crk.grad_b.size, " for ", nq, ")"));
+  }
+  if constexpr (!std::is_same_v<RenormalizationType, NoRenormalization>) {
+    SPHAD_REQUIRE(c.renormalization.matrices.size == nq, function, "corrections.renormalization",
+                  sphad::detail::concat("needs one matrix per query (got ",
+                                        c.renormalization.matrices.size, " for ", nq, ")"));
+  }
+  if constexpr (!std::is_same_v<GradHType, NoGradH>) {
+    SPHAD_REQUIRE(c.grad_h.query_omegas.size == nq && c.grad_h.reference_omegas.size == nr,
+                  function, "corrections.grad_h",
+                  sphad::detail::concat("needs one omega per query and per reference (got ",
+                                        c.grad_h.query_omegas.size, " and ",
+                                        c.grad_h.reference_omegas.size, " for ", nq, " and ", nr,
+                                        ")"));
+  }
 }
 
 /// Checks the call and returns the calibration factor.
@@ -169,7 +205,7 @@ primal_t<T> validate_call(const ParticleSet<D, T>& queries,
   return primal_t<T>(1);
 }
 
-template <class Op, class Exec, class Neighbors, int D, class T, class F, class Out>
+template <class Op, class Exec, class Neighbors, int D, class T, class F, class Out, class Corr>
 void run(const Exec& exec,
          const Neighbors& neighbors,
          const ParticleSet<D, T>& queries,
@@ -178,12 +214,14 @@ void run(const Exec& exec,
          Span<const F> query_values,
          Span<const F> reference_values,
          const ApplyOptions<primal_t<T>>& options,
+         const Corr& corrections,
          primal_t<T> factor,
          Out* out) {
+  validate_corrections(corrections, queries.size(), references.size(), "apply");
   exec::for_each_index(exec, queries.size(),
-                       Evaluate<Op, Neighbors, D, T, F, Out>{
+                       Evaluate<Op, Neighbors, D, T, F, Out, Corr>{
                            neighbors, queries, references, domain, kind_filter(options.direction),
-                           query_values, reference_values, T(factor), out});
+                           query_values, reference_values, T(factor), corrections, out});
 }
 
 } // namespace ops::detail
@@ -198,7 +236,7 @@ void run(const Exec& exec,
 /// the wrong length, bad domains, unknown directions and bad calibration (O6). Nq = 0 launches
 /// nothing; Nr = 0 gives zeros (O7).
 /// @param query_values, reference_values  field values [Nq], [Nr] (Density, Covariance: none).
-template <class Op, class Exec, int D, class T, class F>
+template <class Op, class Exec, int D, class T, class F, class Corr = ops::Uncorrected>
 void apply_into(const Exec& exec,
                 const ParticleSet<D, T>& queries,
                 const ParticleSet<D, T>& references,
@@ -207,7 +245,8 @@ void apply_into(const Exec& exec,
                 Span<const F> query_values,
                 Span<const F> reference_values,
                 Span<typename Op::template output_t<D, T, F>> out,
-                const ApplyOptions<primal_t<T>>& options = {}) {
+                const ApplyOptions<primal_t<T>>& options = {},
+                const Corr& corrections = {}) {
   constexpr const char* function = "apply";
   const auto factor = ops::detail::validate_call<Op>(queries, references, domain, query_values,
                                                      reference_values, options, function);
@@ -219,13 +258,14 @@ void apply_into(const Exec& exec,
       sphad::detail::concat("has ", out.size, " entries for ", queries.size(), " queries"));
   ops::detail::run<Op>(
       exec, ops::detail::ListNeighbors{neighbors.offsets.data(), neighbors.neighbors.data()},
-      queries, references, domain, query_values, reference_values, options, factor, out.data);
+      queries, references, domain, query_values, reference_values, options, corrections, factor,
+      out.data);
 }
 
 /// The same, traversing the search grid instead of a list (decision N5): build the grid with
 /// `search::build_search_grid<Op::support>` over the same reference positions; the pairs and
 /// their order equal the list's, so the results are bitwise equal.
-template <class Op, class Exec, int D, class T, class F>
+template <class Op, class Exec, int D, class T, class F, class Corr = ops::Uncorrected>
 void apply_into(const Exec& exec,
                 const ParticleSet<D, T>& queries,
                 const ParticleSet<D, T>& references,
@@ -234,7 +274,8 @@ void apply_into(const Exec& exec,
                 Span<const F> query_values,
                 Span<const F> reference_values,
                 Span<typename Op::template output_t<D, T, F>> out,
-                const ApplyOptions<primal_t<T>>& options = {}) {
+                const ApplyOptions<primal_t<T>>& options = {},
+                const Corr& corrections = {}) {
   constexpr const char* function = "apply";
   const auto factor = ops::detail::validate_call<Op>(queries, references, domain, query_values,
                                                      reference_values, options, function);
@@ -242,14 +283,20 @@ void apply_into(const Exec& exec,
       out.size == queries.size(), function, "out",
       sphad::detail::concat("has ", out.size, " entries for ", queries.size(), " queries"));
   ops::detail::run<Op>(exec, ops::detail::GridNeighbors<Op::support, D, T>{grid.view()}, queries,
-                       references, domain, query_values, reference_values, options, factor,
-                       out.data);
+                       references, domain, query_values, reference_values, options, corrections,
+                       factor, out.data);
 }
 
 /// `apply_into` with the output allocated here: a `Buffer` of Nq outputs in the memory of
 /// `Exec` (stream-ordered on CUDA: still no synchronization). `Adjacency` is a `NeighborList`
 /// or a `search::HashGrid` (grid traversal).
-template <class Op, class Exec, int D, class T, class Adjacency, class F = ops::NoField>
+template <class Op,
+          class Exec,
+          int D,
+          class T,
+          class Adjacency,
+          class F = ops::NoField,
+          class Corr = ops::Uncorrected>
 Buffer<typename Op::template output_t<D, T, F>, Exec>
 apply(const Exec& exec,
       const ParticleSet<D, T>& queries,
@@ -258,11 +305,12 @@ apply(const Exec& exec,
       const Adjacency& adjacency,
       Span<const F> query_values = {},
       Span<const F> reference_values = {},
-      const ApplyOptions<primal_t<T>>& options = {}) {
+      const ApplyOptions<primal_t<T>>& options = {},
+      const Corr& corrections = {}) {
   using Out = typename Op::template output_t<D, T, F>;
   Buffer<Out, Exec> out(exec, queries.size());
   apply_into<Op>(exec, queries, references, domain, adjacency, query_values, reference_values,
-                 Span<Out>{out.data(), out.size()}, options);
+                 Span<Out>{out.data(), out.size()}, options, corrections);
   return out;
 }
 

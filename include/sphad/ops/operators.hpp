@@ -18,8 +18,9 @@
 /// \brief The SPH operators as compile-time specs: each holds only its pair term
 /// (ref-operators.md §4); `apply` (<sphad/ops/apply.hpp>) adds validation, the loop over pairs
 /// and the launch. The terms are templates over the scalar type, so dual numbers give their
-/// derivatives without a second copy of the maths. Corrections (CRK, renormalization, grad-h)
-/// are not wired yet: G is the scheme-aware kernel gradient.
+/// derivatives without a second copy of the maths. G is the corrected kernel gradient
+/// (`Pair::corrected_gradient`: CRK, then renormalization) and Ŵ the corrected value; grad-h
+/// divides the field values in the operators that declare `uses_grad_h` (decision O4).
 
 namespace sphad::ops {
 
@@ -36,6 +37,7 @@ struct OperatorBase {
 /// ρ_i = Σ_j m_j W_ij; output [Nq]. Reads no densities, values or volumes (ref-operators §4.1).
 template <class Kernel, SupportScheme Support = SupportScheme::Gather>
 struct Density : detail::OperatorBase<Kernel, Support> {
+  static constexpr bool uses_grad_h = false;
   static constexpr bool needs_densities = false;
   static constexpr bool needs_values = false;
   template <int D, class T, class F>
@@ -49,13 +51,14 @@ struct Density : detail::OperatorBase<Kernel, Support> {
 /// f̃_i = Σ_j f_j V_j W_ij; output shaped like the field (ref-operators §4.2).
 template <class Kernel, SupportScheme Support = SupportScheme::Gather>
 struct Interpolate : detail::OperatorBase<Kernel, Support> {
+  static constexpr bool uses_grad_h = false;
   static constexpr bool needs_densities = true;
   static constexpr bool needs_values = true;
   template <int D, class T, class F>
   using output_t = F;
   template <class P>
   SPHAD_HOST_DEVICE static auto term(const P& p) {
-    return p.f_j * (p.volume_j * p.w());
+    return p.f_j * (p.volume_j * p.corrected_value());
   }
 };
 
@@ -65,13 +68,14 @@ template <class Kernel,
           GradientScheme Scheme = GradientScheme::Naive,
           SupportScheme Support = SupportScheme::Gather>
 struct Gradient : detail::OperatorBase<Kernel, Support> {
+  static constexpr bool uses_grad_h = true; // decision O4
   static constexpr bool needs_densities = true;
   static constexpr bool needs_values = true;
   template <int D, class T, class F>
   using output_t = decltype(detail::outer_with(std::declval<F>(), std::declval<Vec<T, D>>()));
   template <class P>
   SPHAD_HOST_DEVICE static auto term(const P& p) {
-    return detail::outer_with(detail::coefficient<Scheme>(p), p.gradient());
+    return detail::outer_with(detail::coefficient<Scheme>(p), p.corrected_gradient());
   }
 };
 
@@ -83,6 +87,7 @@ template <class Kernel,
           DivergenceMode Mode = DivergenceMode::Standard,
           bool Consistent = false>
 struct Divergence : detail::OperatorBase<Kernel, Support> {
+  static constexpr bool uses_grad_h = true; // decision O4
   static constexpr bool needs_densities = true;
   static constexpr bool needs_values = true;
   template <int D, class T, class F>
@@ -92,9 +97,10 @@ struct Divergence : detail::OperatorBase<Kernel, Support> {
     if constexpr (Consistent) {
       P consistent = p;
       consistent.volume_j = p.volume_j * p.rho_j / p.rho_i;
-      return detail::contract<Mode>(detail::coefficient<Scheme>(consistent), p.gradient());
+      return detail::contract<Mode>(detail::coefficient<Scheme>(consistent),
+                                    p.corrected_gradient());
     } else {
-      return detail::contract<Mode>(detail::coefficient<Scheme>(p), p.gradient());
+      return detail::contract<Mode>(detail::coefficient<Scheme>(p), p.corrected_gradient());
     }
   }
 };
@@ -104,13 +110,14 @@ template <class Kernel,
           GradientScheme Scheme = GradientScheme::Naive,
           SupportScheme Support = SupportScheme::Gather>
 struct Curl : detail::OperatorBase<Kernel, Support> {
+  static constexpr bool uses_grad_h = true; // decision O4
   static constexpr bool needs_densities = true;
   static constexpr bool needs_values = true;
   template <int D, class T, class F>
   using output_t = decltype(detail::curl_term(std::declval<F>(), std::declval<Vec<T, D>>()));
   template <class P>
   SPHAD_HOST_DEVICE static auto term(const P& p) {
-    return detail::curl_term(detail::coefficient<Scheme>(p), p.gradient());
+    return detail::curl_term(detail::coefficient<Scheme>(p), p.corrected_gradient());
   }
 };
 
@@ -126,6 +133,7 @@ template <class Kernel,
           SupportScheme Support = SupportScheme::Gather,
           bool PositiveDivergence = false>
 struct Laplacian : detail::OperatorBase<Kernel, Support> {
+  static constexpr bool uses_grad_h = true; // decision O4
   static constexpr bool needs_densities = true;
   static constexpr bool needs_values = true;
   template <int D, class T, class F>
@@ -151,7 +159,7 @@ struct Laplacian : detail::OperatorBase<Kernel, Support> {
       const T h_ij = p.support();
       const T d1 = r + primal_t<T>(1e-8) * h_ij;
       const Vec<T, D> n = p.x_ij / d1;
-      const Vec<T, D> g = p.gradient();
+      const Vec<T, D> g = p.corrected_gradient();
       if constexpr (Scheme == LaplacianScheme::Brookshaw) {
         out = q * (T(-2) * dot(g, n) / d1);
       } else if constexpr (Scheme == LaplacianScheme::Default) {
@@ -208,6 +216,7 @@ struct CovarianceResult {
 
 template <class Kernel, SupportScheme Support = SupportScheme::Gather>
 struct Covariance : detail::OperatorBase<Kernel, Support> {
+  static constexpr bool uses_grad_h = false;
   static constexpr bool needs_densities = true;
   static constexpr bool needs_values = false;
   template <int D, class T, class F>
@@ -217,8 +226,8 @@ struct Covariance : detail::OperatorBase<Kernel, Support> {
     using T = decltype(p.h_i);
     constexpr int D = decltype(p.x_ij)::dim;
     CovarianceResult<T, D> out;
-    out.matrix = outer(-p.x_ij, p.gradient()) * p.volume_j;
-    out.neighbors = value_of(p.w()) > 0 ? 1 : 0;
+    out.matrix = outer(-p.x_ij, p.corrected_gradient()) * p.volume_j;
+    out.neighbors = value_of(p.corrected_value()) > 0 ? 1 : 0;
     return out;
   }
 };

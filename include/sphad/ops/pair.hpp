@@ -20,9 +20,14 @@ struct NoField {};
 /// One (query i, reference j) pair of an operator evaluation. `volume_j` is the apparent
 /// volume V_j = m_j/ρ_j, or the reference's volume when volumes are given (ref-operators §3.5).
 /// `factor` is the lattice calibration factor (1 when off, decision K7): the pair's kernel
-/// quantities (`w`, `gradient`, `laplacian`) include it.
-template <class Kernel, SupportScheme Support, int D, class T, class Field>
+/// quantities (`w`, `gradient`, `laplacian`) include it. `corrected_value` and
+/// `corrected_gradient` apply the call's corrections (ref-operators §3.6): CRK, then
+/// renormalization.
+template <class Kernel, SupportScheme Support, int D, class T, class Field, class Corrections>
 struct Pair {
+  std::int64_t i; ///< query index
+  std::int32_t j; ///< reference index
+  const Corrections& corrections;
   Vec<T, D> x_ij; ///< minimum image of x_i − x_j
   T h_i, h_j;
   T m_j;
@@ -36,6 +41,12 @@ struct Pair {
   }
   SPHAD_HOST_DEVICE SPHAD_INLINE Vec<T, D> gradient() const {
     return kernels::pair_gradient<Kernel, Support>(x_ij, h_i, h_j) * factor;
+  }
+  /// Ŵ_ij: the CRK-corrected kernel value (W_ij without CRK).
+  SPHAD_HOST_DEVICE SPHAD_INLINE T corrected_value() const { return corrections.crk.value(*this); }
+  /// Ĝ_ij: the CRK-corrected, renormalized kernel gradient (∇W_ij without corrections).
+  SPHAD_HOST_DEVICE SPHAD_INLINE Vec<T, D> corrected_gradient() const {
+    return corrections.renormalization.apply(corrections.crk.gradient(*this), i);
   }
   SPHAD_HOST_DEVICE SPHAD_INLINE T laplacian() const {
     return kernels::pair_laplacian<Kernel, Support>(x_ij, h_i, h_j) * factor;
