@@ -400,3 +400,44 @@ TEST_CASE("ops: bad calls are rejected before any work, naming the argument", "[
   CHECK_THROWS_WITH(apply<ops::Density<K2>>(ex, p.view(), p.view(), inverted, list),
                     Catch::Matchers::Contains("argument `domain`"));
 }
+
+TEST_CASE("ops: matrix fields — gradient [K, C, D] and the curl of each column", "[ops]") {
+  auto p = test::lattice<3, double>(8, 60);
+  const Domain<3, double> domain{{-1, -1, -1}, {1, 1, 1}, {true, true, true}};
+  const exec::host ex;
+  const auto list = test::all_pairs_list(p, domain);
+  const auto rho = apply<ops::Density<K2>>(ex, p.view(), p.view(), domain, list);
+  for (std::size_t i = 0; i < p.x.size(); ++i) {
+    p.rho[i] = rho[std::int64_t(i)];
+  }
+  const auto s = p.view();
+  std::vector<Mat<double, 3, 2>> m;
+  std::vector<Vec<double, 3>> column0, column1;
+  for (const auto& x : p.x) {
+    const Vec<double, 3> a{std::sin(3.1 * x[1]), x[2] * x[0], std::cos(2.0 * x[0])};
+    const Vec<double, 3> b{x[1] * x[2], std::sin(x[0] + x[2]), x[1]};
+    m.push_back(Mat<double, 3, 2>{a[0], b[0], a[1], b[1], a[2], b[2]});
+    column0.push_back(a);
+    column1.push_back(b);
+  }
+  using Gr = ops::Gradient<K2, G::Difference>;
+  const auto grad_m = apply<Gr>(ex, s, s, domain, list, span(m), span(m));
+  const auto grad_a = apply<Gr>(ex, s, s, domain, list, span(column0), span(column0));
+  const auto curl_m = apply<ops::Curl<K2, G::Difference>>(ex, s, s, domain, list, span(m), span(m));
+  const auto curl_a =
+      apply<ops::Curl<K2, G::Difference>>(ex, s, s, domain, list, span(column0), span(column0));
+  const auto curl_b =
+      apply<ops::Curl<K2, G::Difference>>(ex, s, s, domain, list, span(column1), span(column1));
+  STATIC_REQUIRE(std::is_same_v<std::decay_t<decltype(grad_m[0])>, Mat<Vec<double, 3>, 3, 2>>);
+  bool equal = true;
+  for (std::int64_t i = 0; i < grad_m.size(); ++i) {
+    for (int r = 0; r < 3; ++r) {
+      for (int d = 0; d < 3; ++d) {
+        equal = equal && near(grad_m[i](r, 0)[d], grad_a[i](r, d), 1e-14, 1e-14);
+      }
+      equal = equal && near(curl_m[i](r, 0), curl_a[i][r], 1e-14, 1e-14) &&
+              near(curl_m[i](r, 1), curl_b[i][r], 1e-14, 1e-14);
+    }
+  }
+  CHECK(equal);
+}

@@ -37,9 +37,8 @@ SPHAD_HOST_DEVICE SPHAD_INLINE auto outer_with(const C& c, const Vec<T, D>& g) {
   if constexpr (is_vec_v<C>) {
     return outer(c, g);
   } else if constexpr (is_mat_v<C>) {
-    static_assert(dependent_false<C>::value,
-                  "sphad::ops::Gradient: matrix fields are not supported yet; use a vector field "
-                  "per row");
+    // [R, C] → [R, C, D]: a matrix of gradient vectors, contiguous as row-major R×C×D.
+    return sphad::detail::generate_mat<C::rows, C::cols>([&](int r, int k) { return g * c(r, k); });
   } else {
     return g * c;
   }
@@ -76,9 +75,24 @@ SPHAD_HOST_DEVICE SPHAD_INLINE auto contract(const C& c, const Vec<T, D>& g) {
 template <class C, class T, int D>
 SPHAD_HOST_DEVICE SPHAD_INLINE auto curl_term(const C& c, const Vec<T, D>& g) {
   static_assert(D >= 2, "sphad::ops::Curl: there is no curl in 1D (decision O3)");
-  static_assert(is_vec_v<C>, "sphad::ops::Curl: the field must be a vector of extent D");
-  static_assert(C::dim == D, "sphad::ops::Curl: the field must be a vector of extent D");
-  return cross(g, c);
+  if constexpr (is_mat_v<C>) {
+    // [D, m]: the curl of each column (the first field axis is the vector axis).
+    static_assert(C::rows == D, "sphad::ops::Curl: the first field axis must have extent D");
+    if constexpr (D == 3) {
+      return sphad::detail::generate_mat<3, C::cols>([&](int a, int s) {
+        const int b = (a + 1) % 3, e = (a + 2) % 3;
+        return g[b] * c(e, s) - g[e] * c(b, s);
+      });
+    } else {
+      return sphad::detail::generate_vec<C::cols>(
+          [&](int s) { return g[0] * c(1, s) - g[1] * c(0, s); });
+    }
+  } else {
+    static_assert(is_vec_v<C>, "sphad::ops::Curl: the field must be a vector or a matrix whose "
+                               "first axis has extent D");
+    static_assert(C::dim == D, "sphad::ops::Curl: the field must be a vector of extent D");
+    return cross(g, c);
+  }
 }
 
 /// Components of a field as an array view: scalars count as one component.
