@@ -175,8 +175,12 @@ primal_t<T> validate_call(const ParticleSet<D, T>& queries,
                           const Domain<D, primal_t<T>>& domain,
                           Span<const F> query_values,
                           Span<const F> reference_values,
+                          std::int64_t output_size,
                           const ApplyOptions<primal_t<T>>& options,
                           const char* function) {
+  SPHAD_REQUIRE(
+      output_size == queries.size(), function, "out",
+      sphad::detail::concat("has ", output_size, " entries for ", queries.size(), " queries"));
   validate_particles(queries, Op::needs_densities, function, "queries");
   // Symmetric schemes and consistentDivergence read ρ_i; the reference side needs ρ_j (or
   // volumes) for V_j.
@@ -249,13 +253,10 @@ void apply_into(const Exec& exec,
                 const Corr& corrections = {}) {
   constexpr const char* function = "apply";
   const auto factor = ops::detail::validate_call<Op>(queries, references, domain, query_values,
-                                                     reference_values, options, function);
+                                                     reference_values, out.size, options, function);
   SPHAD_REQUIRE(neighbors.num_queries == queries.size(), function, "neighbors",
                 sphad::detail::concat("has ", neighbors.num_queries, " rows for ", queries.size(),
                                       " queries"));
-  SPHAD_REQUIRE(
-      out.size == queries.size(), function, "out",
-      sphad::detail::concat("has ", out.size, " entries for ", queries.size(), " queries"));
   ops::detail::run<Op>(
       exec, ops::detail::ListNeighbors{neighbors.offsets.data(), neighbors.neighbors.data()},
       queries, references, domain, query_values, reference_values, options, corrections, factor,
@@ -276,12 +277,8 @@ void apply_into(const Exec& exec,
                 Span<typename Op::template output_t<D, T, F>> out,
                 const ApplyOptions<primal_t<T>>& options = {},
                 const Corr& corrections = {}) {
-  constexpr const char* function = "apply";
   const auto factor = ops::detail::validate_call<Op>(queries, references, domain, query_values,
-                                                     reference_values, options, function);
-  SPHAD_REQUIRE(
-      out.size == queries.size(), function, "out",
-      sphad::detail::concat("has ", out.size, " entries for ", queries.size(), " queries"));
+                                                     reference_values, out.size, options, "apply");
   ops::detail::run<Op>(exec, ops::detail::GridNeighbors<Op::support, D, T>{grid.view()}, queries,
                        references, domain, query_values, reference_values, options, corrections,
                        factor, out.data);
