@@ -62,8 +62,8 @@ struct Interpolate : detail::OperatorBase<Kernel, Support> {
   }
 };
 
-/// ∇f_i = Σ_j c_ij ⊗ ∇W_ij, derivative axis last: scalar → [Nq, D], vector [K] → [Nq, K, D]
-/// (ref-operators §4.3, decision O1).
+/// ∇f_i = Σ_j c_ij ⊗ ∇W_ij, derivative axis last: scalar → [Nq, D], vector [K] → [Nq, K, D],
+/// matrix [R, C] → [Nq, R, C, D] (ref-operators §4.3, decision O1).
 template <class Kernel,
           GradientScheme Scheme = GradientScheme::Naive,
           SupportScheme Support = SupportScheme::Gather>
@@ -105,7 +105,8 @@ struct Divergence : detail::OperatorBase<Kernel, Support> {
   }
 };
 
-/// ∇×f_i = Σ_j ∇W_ij × c_ij: 3D vector → vector, 2D vector → the z component (decision O3).
+/// ∇×f_i = Σ_j ∇W_ij × c_ij on the first field axis: 3D vector → vector, 2D vector → the z
+/// component; a [D, m] matrix gives the curl of each column (decision O3).
 template <class Kernel,
           GradientScheme Scheme = GradientScheme::Naive,
           SupportScheme Support = SupportScheme::Gather>
