@@ -19,6 +19,11 @@ using G = GradientScheme;
 using L = LaplacianScheme;
 
 namespace {
+template <class Op>
+struct OpTag {
+  using type = Op;
+};
+
 template <class T>
 Span<const T> span(const std::vector<T>& v) {
   return {v.data(), std::int64_t(v.size())};
@@ -440,4 +445,128 @@ TEST_CASE("ops: matrix fields — gradient [K, C, D] and the curl of each column
     }
   }
   CHECK(equal);
+}
+
+TEST_CASE("ops: the trace of the gradient of a vector field is its divergence", "[ops]") {
+  auto p = test::lattice<3, double>(7, 40);
+  const Domain<3, double> domain{{-1, -1, -1}, {1, 1, 1}, {true, false, true}};
+  const exec::host ex;
+  const auto list = test::all_pairs_list(p, domain);
+  std::vector<Vec<double, 3>> v;
+  for (const auto& x : p.x) {
+    v.push_back({std::sin(2 * x[1]), x[0] * x[2], x[1] - x[0]});
+  }
+  const auto s = p.view();
+  {
+    const auto jac =
+        apply<ops::Gradient<K2, G::Summation>>(ex, s, s, domain, list, span(v), span(v));
+    const auto div =
+        apply<ops::Divergence<K2, G::Summation>>(ex, s, s, domain, list, span(v), span(v));
+    double worst = 0, scale = 0;
+    for (std::int64_t i = 0; i < div.size(); ++i) {
+      worst = std::fmax(worst, std::abs(trace(jac[i]) - div[i]));
+      scale = std::fmax(scale, std::abs(div[i]));
+    }
+    CHECK(worst <= 1e-13 * scale);
+  }
+}
+
+TEST_CASE("ops: every operator differentiates with Dual<double, 1> positions and values",
+          "[ops][grad]") {
+  // Scalar genericity: one directional derivative per operator against central differences.
+  auto p = test::lattice<2, double>(8, 20);
+  const Domain<2, double> domain{{-1, -1}, {1, 1}, {false, false}};
+  const auto list = test::all_pairs_list(p, domain);
+  const exec::host ex;
+  const auto rho = apply<ops::Density<K2>>(ex, p.view(), p.view(), domain, list);
+  for (std::size_t i = 0; i < p.x.size(); ++i) {
+    p.rho[i] = rho[std::int64_t(i)];
+  }
+  using D1 = Dual<double, 1>;
+  std::mt19937 rng(12);
+  std::uniform_real_distribution<double> unit(-1, 1);
+  std::vector<Vec<double, 2>> dx(p.x.size());
+  std::vector<double> df(p.x.size());
+  for (std::size_t i = 0; i < p.x.size(); ++i) {
+    dx[i] = {unit(rng), unit(rng)};
+    df[i] = unit(rng);
+  }
+  // The set moved by t along (dx, df), as plain numbers or as duals seeded with the direction.
+  const auto at = [&](auto t) {
+    using S = decltype(t);
+    test::Particles<2, S> q;
+    std::vector<S> f;
+    std::vector<Vec<S, 2>> v;
+    for (std::size_t i = 0; i < p.x.size(); ++i) {
+      const Vec<S, 2> x{S(p.x[i][0]) + t * dx[i][0], S(p.x[i][1]) + t * dx[i][1]};
+      q.add(x, S(p.h[i]), S(p.m[i]), S(p.rho[i]));
+      f.push_back(S(std::cos(p.x[i][0])) + t * df[i]);
+      v.push_back({x[1] * x[0], S(p.x[i][1]) + t * df[i]});
+    }
+    return std::make_tuple(q, f, v);
+  };
+  const auto evaluate = [&](auto t, auto op_tag, auto vector_field) {
+    using Op = typename decltype(op_tag)::type;
+    auto [q, f, v] = at(t);
+    const auto s = q.view();
+    std::vector<double> flat;
+    const auto push = [&](const auto& out) {
+      for (std::int64_t i = 0; i < out.size(); ++i) {
+        const auto& o = out[i];
+        using O = std::decay_t<decltype(o)>;
+        if constexpr (is_vec_v<O>) {
+          for (int k = 0; k < O::dim; ++k) {
+            flat.push_back(is_dual_v<typename O::value_type> ? double(tangent<0>(o[k]))
+                                                             : double(value_of(o[k])));
+          }
+        } else if constexpr (is_mat_v<O>) {
+          for (int r = 0; r < O::rows; ++r) {
+            for (int c = 0; c < O::cols; ++c) {
+              flat.push_back(is_dual_v<typename O::value_type> ? double(tangent<0>(o(r, c)))
+                                                               : double(value_of(o(r, c))));
+            }
+          }
+        } else if constexpr (is_dual_v<O>) {
+          flat.push_back(tangent<0>(o));
+        } else if constexpr (std::is_arithmetic_v<O>) {
+          flat.push_back(o);
+        } else { // CovarianceResult
+          for (int r = 0; r < 2; ++r) {
+            for (int c = 0; c < 2; ++c) {
+              using E = std::decay_t<decltype(o.matrix(0, 0))>;
+              flat.push_back(is_dual_v<E> ? double(tangent<0>(o.matrix(r, c)))
+                                          : double(value_of(o.matrix(r, c))));
+            }
+          }
+        }
+      }
+    };
+    if constexpr (decltype(vector_field)::value) {
+      push(apply<Op>(ex, s, s, domain, list, span(v), span(v)));
+    } else {
+      push(apply<Op>(ex, s, s, domain, list, span(f), span(f)));
+    }
+    return flat;
+  };
+  const auto check = [&](auto op_tag, auto vector_field, const char* name) {
+    const auto tangents = evaluate(D1(0.0, {1.0}), op_tag, vector_field);
+    const auto plus = evaluate(1e-6, op_tag, vector_field);
+    const auto minus = evaluate(-1e-6, op_tag, vector_field);
+    double worst = 0, scale = 0;
+    for (std::size_t k = 0; k < tangents.size(); ++k) {
+      const double fd = (plus[k] - minus[k]) / 2e-6;
+      worst = std::fmax(worst, std::abs(tangents[k] - fd));
+      scale = std::fmax(scale, std::abs(fd));
+    }
+    INFO(name << ": max |JVP − FD| = " << worst << ", max |FD| = " << scale);
+    CHECK(worst <= 1e-6 * scale);
+  };
+  check(OpTag<ops::Density<K2>>{}, std::false_type{}, "Density");
+  check(OpTag<ops::Interpolate<K2>>{}, std::false_type{}, "Interpolate");
+  check(OpTag<ops::Gradient<K2, G::Symmetric>>{}, std::false_type{}, "Gradient");
+  check(OpTag<ops::Divergence<K2, G::Difference>>{}, std::true_type{}, "Divergence");
+  check(OpTag<ops::Curl<K2, G::Naive>>{}, std::true_type{}, "Curl");
+  check(OpTag<ops::Laplacian<K2, L::Brookshaw>>{}, std::false_type{}, "Laplacian Brookshaw");
+  check(OpTag<ops::Laplacian<K2, L::Dot>>{}, std::true_type{}, "Laplacian Dot");
+  check(OpTag<ops::Covariance<K2>>{}, std::false_type{}, "Covariance");
 }
