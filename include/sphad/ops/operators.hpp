@@ -32,6 +32,15 @@ struct OperatorBase {
   using kernel_type = Kernel;
   static constexpr SupportScheme support = Support;
 };
+
+/// What Gradient, Divergence, Curl and Laplacian share: they read values and densities, and
+/// grad-h divides their values (decision O4).
+template <class Kernel, SupportScheme Support>
+struct FieldDerivative : OperatorBase<Kernel, Support> {
+  static constexpr bool uses_grad_h = true;
+  static constexpr bool needs_densities = true;
+  static constexpr bool needs_values = true;
+};
 } // namespace detail
 
 /// ρ_i = Σ_j m_j W_ij; output [Nq]. Reads no densities, values or volumes (ref-operators §4.1).
@@ -67,10 +76,7 @@ struct Interpolate : detail::OperatorBase<Kernel, Support> {
 template <class Kernel,
           GradientScheme Scheme = GradientScheme::Naive,
           SupportScheme Support = SupportScheme::Gather>
-struct Gradient : detail::OperatorBase<Kernel, Support> {
-  static constexpr bool uses_grad_h = true; // decision O4
-  static constexpr bool needs_densities = true;
-  static constexpr bool needs_values = true;
+struct Gradient : detail::FieldDerivative<Kernel, Support> {
   template <int D, class T, class F>
   using output_t = decltype(detail::outer_with(std::declval<F>(), std::declval<Vec<T, D>>()));
   template <class P>
@@ -86,10 +92,7 @@ template <class Kernel,
           SupportScheme Support = SupportScheme::Gather,
           DivergenceMode Mode = DivergenceMode::Standard,
           bool Consistent = false>
-struct Divergence : detail::OperatorBase<Kernel, Support> {
-  static constexpr bool uses_grad_h = true; // decision O4
-  static constexpr bool needs_densities = true;
-  static constexpr bool needs_values = true;
+struct Divergence : detail::FieldDerivative<Kernel, Support> {
   template <int D, class T, class F>
   using output_t = decltype(detail::contract<Mode>(std::declval<F>(), std::declval<Vec<T, D>>()));
   template <class P>
@@ -110,10 +113,7 @@ struct Divergence : detail::OperatorBase<Kernel, Support> {
 template <class Kernel,
           GradientScheme Scheme = GradientScheme::Naive,
           SupportScheme Support = SupportScheme::Gather>
-struct Curl : detail::OperatorBase<Kernel, Support> {
-  static constexpr bool uses_grad_h = true; // decision O4
-  static constexpr bool needs_densities = true;
-  static constexpr bool needs_values = true;
+struct Curl : detail::FieldDerivative<Kernel, Support> {
   template <int D, class T, class F>
   using output_t = decltype(detail::curl_term(std::declval<F>(), std::declval<Vec<T, D>>()));
   template <class P>
@@ -133,10 +133,7 @@ template <class Kernel,
           GradientScheme Difference = GradientScheme::Naive,
           SupportScheme Support = SupportScheme::Gather,
           bool PositiveDivergence = false>
-struct Laplacian : detail::OperatorBase<Kernel, Support> {
-  static constexpr bool uses_grad_h = true; // decision O4
-  static constexpr bool needs_densities = true;
-  static constexpr bool needs_values = true;
+struct Laplacian : detail::FieldDerivative<Kernel, Support> {
   template <int D, class T, class F>
   using output_t = F;
 
