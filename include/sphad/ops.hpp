@@ -3,7 +3,7 @@
 #pragma once
 
 /// \file
-/// \brief The operators layer: particle views, operator specs and `apply`.
+/// \brief The operators layer: particle views, operator specs, `apply` and the runtime front end.
 
 #include <sphad/config.hpp>
 
@@ -11,5 +11,7 @@
 #include <sphad/ops/corrections.hpp>
 #include <sphad/ops/operators.hpp>
 #include <sphad/ops/pair.hpp>
+#include <sphad/ops/properties.hpp>
+#include <sphad/ops/runtime.hpp>
 #include <sphad/ops/schemes.hpp>
 #include <sphad/particles.hpp>

@@ -258,6 +258,49 @@ TEST_CASE("ops: kinds and every direction filter pairs like a brute-force sum", 
   CHECK(kind_filter(OperationDirection::FluidToBoundary).accepts_query(1));
 }
 
+TEST_CASE("ops: self and coincident pairs follow the r = 0 table (ref-operators §5)", "[ops]") {
+  // Query 0 sits on reference 0 (a distinct particle of another set); reference 1 is out of
+  // reach. Without corrections the kernel gradient vanishes at r = 0.
+  test::Particles<2, double> q, r;
+  q.add({0.25, -0.5}, 0.4, 2.0, 1.5);
+  r.add({0.25, -0.5}, 0.4, 3.0, 1.2);
+  r.add({0.9, 0.9}, 0.4, 1.0, 1.0);
+  const Domain<2, double> domain{{-1, -1}, {1, 1}, {false, false}};
+  const auto list = build_neighbor_list<SupportScheme::Gather>(
+      exec::host{}, q.view().search_points(), r.view().search_points(), domain);
+  REQUIRE(list.offsets.data()[1] == 1);
+  const exec::host ex;
+  const auto a = q.view();
+  const auto b = r.view();
+  const std::vector<double> fq{2.0}, fr{5.0, 7.0};
+  const std::vector<Vec<double, 2>> vq{{1.0, 2.0}}, vr{{3.0, -1.0}, {0.0, 4.0}};
+  const double w0 = kernels::value<K2>(Vec<double, 2>{}, 0.4);
+  CHECK(apply<ops::Density<K2>>(ex, a, b, domain, list)[0] == 3.0 * w0);
+  CHECK(near(apply<ops::Interpolate<K2>>(ex, a, b, domain, list, span(fq), span(fr))[0],
+             5.0 * (3.0 / 1.2) * w0, 1e-15));
+  const auto zero_vector = [](const Vec<double, 2>& g) { return g[0] == 0.0 && g[1] == 0.0; };
+  CHECK(zero_vector(
+      apply<ops::Gradient<K2, G::Naive>>(ex, a, b, domain, list, span(fq), span(fr))[0]));
+  CHECK(zero_vector(
+      apply<ops::Gradient<K2, G::Symmetric>>(ex, a, b, domain, list, span(fq), span(fr))[0]));
+  CHECK(apply<ops::Divergence<K2, G::Summation>>(ex, a, b, domain, list, span(vq), span(vr))[0] ==
+        0.0);
+  CHECK(apply<ops::Curl<K2, G::Naive>>(ex, a, b, domain, list, span(vq), span(vr))[0] == 0.0);
+  // Every Laplacian scheme is exactly 0: the r > 0 guard, and ∇²W = 0 for q < ε (Naive).
+  CHECK(apply<ops::Laplacian<K2, L::Naive>>(ex, a, b, domain, list, span(fq), span(fr))[0] == 0.0);
+  CHECK(apply<ops::Laplacian<K2, L::Brookshaw>>(ex, a, b, domain, list, span(fq), span(fr))[0] ==
+        0.0);
+  CHECK(apply<ops::Laplacian<K2, L::Default>>(ex, a, b, domain, list, span(fq), span(fr))[0] ==
+        0.0);
+  CHECK(zero_vector(
+      apply<ops::Laplacian<K2, L::Dot>>(ex, a, b, domain, list, span(vq), span(vr))[0]));
+  const auto cov = apply<ops::Covariance<K2>>(ex, a, b, domain, list)[0];
+  CHECK(cov.matrix(0, 0) == 0.0);
+  CHECK(cov.matrix(0, 1) == 0.0);
+  CHECK(cov.matrix(1, 1) == 0.0);
+  CHECK(cov.neighbors == 1);
+}
+
 TEST_CASE("ops: positions shifted by whole periods give the same results", "[ops]") {
   auto p = test::lattice<2, double>(10, 25);
   std::mt19937 rng(4);

@@ -9,6 +9,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstring>
+#include <type_traits>
 #include <vector>
 
 using namespace sphad;
@@ -93,6 +95,31 @@ TEST_CASE("ops: device operators equal the host ones", "[ops][cuda]") {
           apply<ops::Laplacian<K, LaplacianScheme::Dot>>(device, d, d, domain, device_list,
                                                          span(vd), span(vd)),
           vector);
+  compare(apply<ops::Covariance<K>>(host, s, s, domain, host_list),
+          apply<ops::Covariance<K>>(device, d, d, domain, device_list),
+          [](const ops::CovarianceResult<double, 2>& a) {
+            return std::vector<double>{a.matrix(0, 0), a.matrix(0, 1), a.matrix(1, 0),
+                                       a.matrix(1, 1), double(a.neighbors)};
+          });
+  // The runtime front end writes the same values through its flat output.
+  OperationProperties properties;
+  properties.operation = Operation::Laplacian;
+  properties.gradient_scheme = GradientScheme::Symmetric;
+  Buffer<double, exec::cuda> flat(device, 2 * d.size());
+  ops::evaluate_into<kernels::KernelList<K>, ops::SupportList<SupportScheme::Gather>>(
+      device, properties, d, d, domain, device_list, span(vd), span(vd),
+      Span<double>{flat.data(), flat.size()});
+  const auto flat_host = exec::to_host(device, flat.data(), flat.size());
+  const auto laplacian =
+      apply<ops::Laplacian<K, LaplacianScheme::Brookshaw, GradientScheme::Symmetric>>(
+          host, s, s, domain, host_list, span(v), span(v));
+  bool same = true;
+  for (std::int64_t i = 0; i < laplacian.size(); ++i) {
+    for (int k = 0; k < 2; ++k) {
+      same = same && test::near(laplacian[i][k], flat_host[std::size_t(2 * i + k)], 1e-12, 1e-12);
+    }
+  }
+  CHECK(same);
   const auto grid = search::build_search_grid<SupportScheme::Gather>(device, d.search_points(),
                                                                      d.search_points(), domain);
   compare(apply<ops::Density<K>>(host, s, s, domain, host_list),
@@ -113,44 +140,47 @@ TEST_CASE("ops: operator calls captured into a CUDA graph replay to the direct r
     const auto rho = upload(device, p.rho);
     const auto kinds = upload(device, p.kinds);
     std::vector<double> f;
+    std::vector<Vec<double, 3>> v;
     for (const auto& q : p.x) {
       f.push_back(q[0] - q[1] * q[2]);
+      v.push_back({q[1], q[2] * q[0], -q[0]});
     }
     const auto fd = upload(device, f);
+    const auto vd = upload(device, v);
     const ParticleSet<3, double> d{span(x), span(h), span(m), span(kinds), span(rho)};
     const auto list = build_neighbor_list<SupportScheme::Gather>(device, d.search_points(),
                                                                  d.search_points(), domain);
-    const auto direct_density = apply<ops::Density<K>>(device, d, d, domain, list);
-    const auto direct_gradient = apply<ops::Gradient<K, GradientScheme::Difference>>(
-        device, d, d, domain, list, span(fd), span(fd));
-
-    Buffer<double, exec::cuda> density(device, d.size());
-    Buffer<Vec<double, 3>, exec::cuda> gradient(device, d.size());
-    exec::fence(device);
-    cudaGraph_t graph = nullptr;
-    REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) == cudaSuccess);
-    apply_into<ops::Density<K>>(device, d, d, domain, list, Span<const ops::NoField>{},
-                                Span<const ops::NoField>{},
-                                Span<double>{density.data(), density.size()});
-    apply_into<ops::Gradient<K, GradientScheme::Difference>>(
-        device, d, d, domain, list, span(fd), span(fd),
-        Span<Vec<double, 3>>{gradient.data(), gradient.size()});
-    REQUIRE(cudaStreamEndCapture(stream, &graph) == cudaSuccess);
-    cudaGraphExec_t instance = nullptr;
-    REQUIRE(cudaGraphInstantiate(&instance, graph, 0) == cudaSuccess);
-    REQUIRE(cudaGraphLaunch(instance, stream) == cudaSuccess);
-    exec::fence(device);
-    CHECK(exec::to_host(device, density.data(), density.size()) ==
-          exec::to_host(device, direct_density.data(), direct_density.size()));
-    const auto a = exec::to_host(device, gradient.data(), gradient.size());
-    const auto b = exec::to_host(device, direct_gradient.data(), direct_gradient.size());
-    bool equal = true;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      equal = equal && a[i] == b[i];
-    }
-    CHECK(equal);
-    cudaGraphExecDestroy(instance);
-    cudaGraphDestroy(graph);
+    // One graph per operator: capture apply_into, replay, compare bytes with a direct call.
+    const auto replays_directly = [&](auto op, auto values) {
+      using Op = decltype(op);
+      using F = std::remove_const_t<typename decltype(values)::element_type>;
+      using Out = typename Op::template output_t<3, double, F>;
+      const auto direct = apply<Op>(device, d, d, domain, list, values, values);
+      Buffer<Out, exec::cuda> replayed(device, d.size());
+      exec::fence(device);
+      cudaGraph_t graph = nullptr;
+      REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) == cudaSuccess);
+      apply_into<Op>(device, d, d, domain, list, values, values,
+                     Span<Out>{replayed.data(), replayed.size()});
+      REQUIRE(cudaStreamEndCapture(stream, &graph) == cudaSuccess);
+      cudaGraphExec_t instance = nullptr;
+      REQUIRE(cudaGraphInstantiate(&instance, graph, 0) == cudaSuccess);
+      REQUIRE(cudaGraphLaunch(instance, stream) == cudaSuccess);
+      exec::fence(device);
+      const auto a = exec::to_host(device, replayed.data(), replayed.size());
+      const auto b = exec::to_host(device, direct.data(), direct.size());
+      CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(Out)) == 0);
+      cudaGraphExecDestroy(instance);
+      cudaGraphDestroy(graph);
+    };
+    using G = GradientScheme;
+    replays_directly(ops::Density<K>{}, Span<const ops::NoField>{});
+    replays_directly(ops::Interpolate<K>{}, span(fd));
+    replays_directly(ops::Gradient<K, G::Difference>{}, span(fd));
+    replays_directly(ops::Divergence<K, G::Symmetric>{}, span(vd));
+    replays_directly(ops::Curl<K>{}, span(vd));
+    replays_directly(ops::Laplacian<K>{}, span(fd));
+    replays_directly(ops::Covariance<K>{}, Span<const ops::NoField>{});
   }
   REQUIRE(cudaStreamDestroy(stream) == cudaSuccess);
 }

@@ -60,9 +60,19 @@ struct GridNeighbors {
   }
 };
 
+/// Stores query i's result at out[i].
+template <class Out>
+struct StoreAt {
+  Out* out;
+  SPHAD_HOST_DEVICE SPHAD_INLINE void operator()(std::int64_t i, const Out& value) const {
+    out[i] = value;
+  }
+};
+
 /// One query particle's sum: zero when its kind is filtered out (ref-operators §3.1), else the
-/// operator's pair terms over the accepted neighbours, accumulated in neighbour order.
-template <class Op, class Neighbors, int D, class T, class F, class Out, class Corr>
+/// operator's pair terms over the accepted neighbours, accumulated in neighbour order; `store`
+/// writes it.
+template <class Op, class Neighbors, int D, class T, class F, class Out, class Corr, class Store>
 struct Evaluate {
   Neighbors neighbors;
   ParticleSet<D, T> queries, references;
@@ -71,7 +81,7 @@ struct Evaluate {
   Span<const F> query_values, reference_values;
   T factor;
   Corr corrections;
-  Out* out;
+  Store store;
 
   SPHAD_HOST_DEVICE void operator()(std::int64_t i) const {
     Out sum{};
@@ -110,7 +120,7 @@ struct Evaluate {
         sum += Op::term(pair);
       });
     }
-    out[i] = sum;
+    store(i, sum);
   }
 };
 
@@ -168,24 +178,22 @@ void validate_corrections(const Corrections<CRKType, RenormalizationType, GradHT
   }
 }
 
-/// Checks the call and returns the calibration factor.
-template <class Op, int D, class T, class F>
+/// Checks the call (all but the output and the adjacency) and returns the calibration factor.
+template <class Op, int D, class T, class F, class Corr>
 primal_t<T> validate_call(const ParticleSet<D, T>& queries,
                           const ParticleSet<D, T>& references,
                           const Domain<D, primal_t<T>>& domain,
                           Span<const F> query_values,
                           Span<const F> reference_values,
-                          std::int64_t output_size,
                           const ApplyOptions<primal_t<T>>& options,
+                          const Corr& corrections,
                           const char* function) {
-  SPHAD_REQUIRE(
-      output_size == queries.size(), function, "out",
-      sphad::detail::concat("has ", output_size, " entries for ", queries.size(), " queries"));
   validate_particles(queries, Op::needs_densities, function, "queries");
   // Symmetric schemes and consistentDivergence read ρ_i; the reference side needs ρ_j (or
   // volumes) for V_j.
   validate_particles(references, Op::needs_densities, function, "references");
   validate_domain(domain, function, "domain");
+  validate_corrections(corrections, queries.size(), references.size(), function);
   if constexpr (Op::needs_values) {
     SPHAD_REQUIRE(query_values.size == queries.size(), function, "query_values",
                   sphad::detail::concat("has ", query_values.size, " entries for ", queries.size(),
@@ -209,79 +217,90 @@ primal_t<T> validate_call(const ParticleSet<D, T>& queries,
   return primal_t<T>(1);
 }
 
-template <class Op, class Exec, class Neighbors, int D, class T, class F, class Out, class Corr>
-void run(const Exec& exec,
-         const Neighbors& neighbors,
-         const ParticleSet<D, T>& queries,
-         const ParticleSet<D, T>& references,
-         const Domain<D, primal_t<T>>& domain,
-         Span<const F> query_values,
-         Span<const F> reference_values,
-         const ApplyOptions<primal_t<T>>& options,
-         const Corr& corrections,
-         primal_t<T> factor,
-         Out* out) {
-  validate_corrections(corrections, queries.size(), references.size(), "apply");
-  exec::for_each_index(exec, queries.size(),
-                       Evaluate<Op, Neighbors, D, T, F, Out, Corr>{
-                           neighbors, queries, references, domain, kind_filter(options.direction),
-                           query_values, reference_values, T(factor), corrections, out});
+/// The neighbours of each query: the rows of a list (checked against Nq)...
+template <SupportScheme S, class Exec>
+ListNeighbors traversal(const Exec&,
+                        const NeighborList<Exec>& list,
+                        std::int64_t num_queries,
+                        const char* function) {
+  SPHAD_REQUIRE(
+      list.num_queries == num_queries, function, "neighbors",
+      sphad::detail::concat("has ", list.num_queries, " rows for ", num_queries, " queries"));
+  return ListNeighbors{list.offsets.data(), list.neighbors.data()};
+}
+
+/// ...or the search grid, traversed directly (decision N5).
+template <SupportScheme S, int D, class R, class Exec>
+GridNeighbors<S, D, R>
+traversal(const Exec&, const search::HashGrid<D, R, Exec>& grid, std::int64_t, const char*) {
+  return GridNeighbors<S, D, R>{grid.view()};
+}
+
+/// Validates a call whose output has already been checked and launches it: `store(i, value)`
+/// receives each query's result.
+template <class Op, class Exec, class Adjacency, int D, class T, class F, class Corr, class Store>
+void evaluate_all(const Exec& exec,
+                  const ParticleSet<D, T>& queries,
+                  const ParticleSet<D, T>& references,
+                  const Domain<D, primal_t<T>>& domain,
+                  const Adjacency& adjacency,
+                  Span<const F> query_values,
+                  Span<const F> reference_values,
+                  const ApplyOptions<primal_t<T>>& options,
+                  const Corr& corrections,
+                  Store store,
+                  const char* function) {
+  const auto factor = validate_call<Op>(queries, references, domain, query_values, reference_values,
+                                        options, corrections, function);
+  const auto neighbors = traversal<Op::support>(exec, adjacency, queries.size(), function);
+  using Out = typename Op::template output_t<D, T, F>;
+  exec::for_each_index(
+      exec, queries.size(),
+      Evaluate<Op, std::remove_const_t<decltype(neighbors)>, D, T, F, Out, Corr, Store>{
+          neighbors, queries, references, domain, kind_filter(options.direction), query_values,
+          reference_values, T(factor), corrections, store});
 }
 
 } // namespace ops::detail
 
-/// Evaluates operator `Op` at every query particle over a neighbour list (rows in query order,
-/// reference indices; e.g. from `build_neighbor_list` with a scheme at least as wide as Op's),
-/// writing one output per query into caller memory `out` ([Nq] in the space's memory, shaped
-/// per operator, decisions O1–O3). Allocates nothing and never synchronizes: on CUDA the call
-/// can be captured into a graph. Kinds and `options.direction` filter pairs; filtered queries
-/// get 0. Self and coincident pairs are summed (O8). Throws `InvalidArgument` before any launch
-/// for size mismatches, missing densities or values, a list of the wrong length, an output of
-/// the wrong length, bad domains, unknown directions and bad calibration (O6). Nq = 0 launches
-/// nothing; Nr = 0 gives zeros (O7).
+/// Evaluates operator `Op` at every query particle, writing one output per query into caller
+/// memory `out` ([Nq] in the space's memory, shaped per operator, decisions O1–O3).
+/// `adjacency` is a neighbour list (rows in query order, reference indices; e.g. from
+/// `build_neighbor_list` with a scheme at least as wide as Op's) or a `search::HashGrid` over
+/// the reference positions built with `search::build_search_grid<Op::support>`, traversed
+/// directly (decision N5: the same pairs in the same order, so bitwise equal results).
+/// Allocates nothing and never synchronizes: on CUDA the call can be captured into a graph.
+/// Kinds and `options.direction` filter pairs; filtered queries get 0. Self and coincident
+/// pairs are summed (O8). Throws `InvalidArgument` before any launch for size mismatches,
+/// missing densities or values, a list of the wrong length, an output of the wrong length, bad
+/// domains, unknown directions, bad calibration and incomplete correction states (O6). Nq = 0
+/// launches nothing; Nr = 0 gives zeros (O7).
 /// @param query_values, reference_values  field values [Nq], [Nr] (Density, Covariance: none).
-template <class Op, class Exec, int D, class T, class F, class Corr = ops::Uncorrected>
+template <class Op,
+          class Exec,
+          int D,
+          class T,
+          class Adjacency,
+          class F,
+          class Corr = ops::Uncorrected>
 void apply_into(const Exec& exec,
                 const ParticleSet<D, T>& queries,
                 const ParticleSet<D, T>& references,
                 const Domain<D, primal_t<T>>& domain,
-                const NeighborList<Exec>& neighbors,
+                const Adjacency& adjacency,
                 Span<const F> query_values,
                 Span<const F> reference_values,
                 Span<typename Op::template output_t<D, T, F>> out,
                 const ApplyOptions<primal_t<T>>& options = {},
                 const Corr& corrections = {}) {
   constexpr const char* function = "apply";
-  const auto factor = ops::detail::validate_call<Op>(queries, references, domain, query_values,
-                                                     reference_values, out.size, options, function);
-  SPHAD_REQUIRE(neighbors.num_queries == queries.size(), function, "neighbors",
-                sphad::detail::concat("has ", neighbors.num_queries, " rows for ", queries.size(),
-                                      " queries"));
-  ops::detail::run<Op>(
-      exec, ops::detail::ListNeighbors{neighbors.offsets.data(), neighbors.neighbors.data()},
-      queries, references, domain, query_values, reference_values, options, corrections, factor,
-      out.data);
-}
-
-/// The same, traversing the search grid instead of a list (decision N5): build the grid with
-/// `search::build_search_grid<Op::support>` over the same reference positions; the pairs and
-/// their order equal the list's, so the results are bitwise equal.
-template <class Op, class Exec, int D, class T, class F, class Corr = ops::Uncorrected>
-void apply_into(const Exec& exec,
-                const ParticleSet<D, T>& queries,
-                const ParticleSet<D, T>& references,
-                const Domain<D, primal_t<T>>& domain,
-                const search::HashGrid<D, T, Exec>& grid,
-                Span<const F> query_values,
-                Span<const F> reference_values,
-                Span<typename Op::template output_t<D, T, F>> out,
-                const ApplyOptions<primal_t<T>>& options = {},
-                const Corr& corrections = {}) {
-  const auto factor = ops::detail::validate_call<Op>(queries, references, domain, query_values,
-                                                     reference_values, out.size, options, "apply");
-  ops::detail::run<Op>(exec, ops::detail::GridNeighbors<Op::support, D, T>{grid.view()}, queries,
-                       references, domain, query_values, reference_values, options, corrections,
-                       factor, out.data);
+  SPHAD_REQUIRE(
+      out.size == queries.size(), function, "out",
+      sphad::detail::concat("has ", out.size, " entries for ", queries.size(), " queries"));
+  using Out = typename Op::template output_t<D, T, F>;
+  ops::detail::evaluate_all<Op>(exec, queries, references, domain, adjacency, query_values,
+                                reference_values, options, corrections,
+                                ops::detail::StoreAt<Out>{out.data}, function);
 }
 
 /// `apply_into` with the output allocated here: a `Buffer` of Nq outputs in the memory of

@@ -9,16 +9,21 @@
 #include <sphad/kernels/support.hpp>
 #include <sphad/ops/detail/field_algebra.hpp>
 #include <sphad/ops/pair.hpp>
+#include <sphad/ops/properties.hpp>
 #include <sphad/ops/schemes.hpp>
 
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 /// \file
 /// \brief The SPH operators as compile-time specs: each holds only its pair term
 /// (ref-operators.md §4); `apply` (<sphad/ops/apply.hpp>) adds validation, the loop over pairs
 /// and the launch. The terms are templates over the scalar type, so dual numbers give their
-/// derivatives without a second copy of the maths. G is the corrected kernel gradient
+/// derivatives without a second copy of the maths. Each spec states its choices as runtime
+/// values in `properties` (canonical, see <sphad/ops/properties.hpp>) and which field types it
+/// accepts in `accepts_field<D, F>` (what the runtime front end checks before dispatching). G is
+/// the corrected kernel gradient
 /// (`Pair::corrected_gradient`: CRK, then renormalization) and Ŵ the corrected value; grad-h
 /// divides the field values in the operators that declare `uses_grad_h` (decision O4).
 
@@ -31,7 +36,24 @@ struct OperatorBase {
                 "sphad::ops: Kernel is not a smoothing kernel; use a type from sphad::kernels");
   using kernel_type = Kernel;
   static constexpr SupportScheme support = Support;
+
+protected:
+  /// The properties of an operation of this kernel and support scheme; the fields after
+  /// `operation` in OperationProperties order.
+  static constexpr OperationProperties
+  describe(Operation operation,
+           GradientScheme gradient = GradientScheme::Naive,
+           LaplacianScheme laplacian = LaplacianScheme::Brookshaw,
+           DivergenceMode mode = DivergenceMode::Standard,
+           bool consistent = false,
+           bool positive = false) {
+    return {operation, Kernel::id, Support, gradient, laplacian, mode, consistent, positive};
+  }
 };
+
+/// Whether F is a field (anything but NoField).
+template <class F>
+inline constexpr bool is_field_v = !std::is_same_v<F, NoField>;
 
 /// What Gradient, Divergence, Curl and Laplacian share: they read values and densities, and
 /// grad-h divides their values (decision O4).
@@ -46,6 +68,9 @@ struct FieldDerivative : OperatorBase<Kernel, Support> {
 /// ρ_i = Σ_j m_j W_ij; output [Nq]. Reads no densities, values or volumes (ref-operators §4.1).
 template <class Kernel, SupportScheme Support = SupportScheme::Gather>
 struct Density : detail::OperatorBase<Kernel, Support> {
+  static constexpr OperationProperties properties = Density::describe(Operation::Density);
+  template <int D, class F>
+  static constexpr bool accepts_field = true; // values are not read
   static constexpr bool uses_grad_h = false;
   static constexpr bool needs_densities = false;
   static constexpr bool needs_values = false;
@@ -60,6 +85,9 @@ struct Density : detail::OperatorBase<Kernel, Support> {
 /// f̃_i = Σ_j f_j V_j W_ij; output shaped like the field (ref-operators §4.2).
 template <class Kernel, SupportScheme Support = SupportScheme::Gather>
 struct Interpolate : detail::OperatorBase<Kernel, Support> {
+  static constexpr OperationProperties properties = Interpolate::describe(Operation::Interpolate);
+  template <int D, class F>
+  static constexpr bool accepts_field = detail::is_field_v<F>;
   static constexpr bool uses_grad_h = false;
   static constexpr bool needs_densities = true;
   static constexpr bool needs_values = true;
@@ -77,6 +105,9 @@ template <class Kernel,
           GradientScheme Scheme = GradientScheme::Naive,
           SupportScheme Support = SupportScheme::Gather>
 struct Gradient : detail::FieldDerivative<Kernel, Support> {
+  static constexpr OperationProperties properties = Gradient::describe(Operation::Gradient, Scheme);
+  template <int D, class F>
+  static constexpr bool accepts_field = detail::is_field_v<F>;
   template <int D, class T, class F>
   using output_t = decltype(detail::outer_with(std::declval<F>(), std::declval<Vec<T, D>>()));
   template <class P>
@@ -93,6 +124,10 @@ template <class Kernel,
           DivergenceMode Mode = DivergenceMode::Standard,
           bool Consistent = false>
 struct Divergence : detail::FieldDerivative<Kernel, Support> {
+  static constexpr OperationProperties properties = Divergence::describe(
+      Operation::Divergence, Scheme, LaplacianScheme::Brookshaw, Mode, Consistent);
+  template <int D, class F>
+  static constexpr bool accepts_field = detail::contractible<Mode, F, D>() && detail::is_field_v<F>;
   template <int D, class T, class F>
   using output_t = decltype(detail::contract<Mode>(std::declval<F>(), std::declval<Vec<T, D>>()));
   template <class P>
@@ -114,6 +149,9 @@ template <class Kernel,
           GradientScheme Scheme = GradientScheme::Naive,
           SupportScheme Support = SupportScheme::Gather>
 struct Curl : detail::FieldDerivative<Kernel, Support> {
+  static constexpr OperationProperties properties = Curl::describe(Operation::Curl, Scheme);
+  template <int D, class F>
+  static constexpr bool accepts_field = detail::curlable<F, D>();
   template <int D, class T, class F>
   using output_t = decltype(detail::curl_term(std::declval<F>(), std::declval<Vec<T, D>>()));
   template <class P>
@@ -134,6 +172,20 @@ template <class Kernel,
           SupportScheme Support = SupportScheme::Gather,
           bool PositiveDivergence = false>
 struct Laplacian : detail::FieldDerivative<Kernel, Support> {
+  static constexpr OperationProperties properties = Laplacian::describe(
+      Operation::Laplacian,
+      Difference == GradientScheme::Symmetric ? GradientScheme::Symmetric : GradientScheme::Naive,
+      Scheme,
+      DivergenceMode::Standard,
+      false,
+      PositiveDivergence);
+  /// Dot and positiveDivergence read the field's components in blocks of D.
+  template <int D, class F>
+  static constexpr bool accepts_field = detail::is_field_v<F> &&
+                                        (Scheme != LaplacianScheme::Dot ||
+                                         (!is_mat_v<F> && detail::Components<F>::count % D == 0)) &&
+                                        (!PositiveDivergence ||
+                                         (!is_mat_v<F> && detail::Components<F>::count >= D));
   template <int D, class T, class F>
   using output_t = F;
 
@@ -214,6 +266,9 @@ struct CovarianceResult {
 
 template <class Kernel, SupportScheme Support = SupportScheme::Gather>
 struct Covariance : detail::OperatorBase<Kernel, Support> {
+  static constexpr OperationProperties properties = Covariance::describe(Operation::Covariance);
+  template <int D, class F>
+  static constexpr bool accepts_field = true; // values are not read
   static constexpr bool uses_grad_h = false;
   static constexpr bool needs_densities = true;
   static constexpr bool needs_values = false;

@@ -5,9 +5,21 @@
 #include <sphad/config.hpp>
 
 /// \file
-/// \brief Gradient and Laplacian discretization schemes, with the reference's values.
+/// \brief The operations and their discretization schemes, with the reference's values.
 
 namespace sphad {
+
+/// Which operator to evaluate (the reference's WarpOperation; its `Custom` = 8 is no operator
+/// here: write an operator type instead).
+enum class Operation : int {
+  Interpolate = 1,
+  Gradient = 2,
+  Divergence = 3,
+  Curl = 4,
+  Laplacian = 5,
+  Density = 6,
+  Covariance = 7,
+};
 
 /// How the field enters a gradient-like pair term (ref-operators §4.3).
 enum class GradientScheme : int {

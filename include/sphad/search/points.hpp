@@ -16,6 +16,7 @@ namespace sphad {
 /// A pointer and a length: a non-owning view of `size` elements in some memory space.
 template <class T>
 struct Span {
+  using element_type = T;
   T* data = nullptr;
   std::int64_t size = 0;
   SPHAD_HOST_DEVICE SPHAD_INLINE T& operator[](std::int64_t i) const { return data[i]; }

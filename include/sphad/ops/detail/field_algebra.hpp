@@ -44,6 +44,19 @@ SPHAD_HOST_DEVICE SPHAD_INLINE auto outer_with(const C& c, const Vec<T, D>& g) {
   }
 }
 
+/// Whether `contract<M>` accepts a field of type C in D dimensions (the runtime front end's
+/// test; the compile-time path states the same rules as static_asserts below).
+template <DivergenceMode M, class C, int D>
+constexpr bool contractible() {
+  if constexpr (is_vec_v<C>) {
+    return C::dim == D;
+  } else if constexpr (is_mat_v<C>) {
+    return (M == DivergenceMode::Standard ? C::rows : C::cols) == D;
+  } else {
+    return D == 1;
+  }
+}
+
 /// The divergence contraction (decision O2): Standard contracts the first field axis, Dot the
 /// last; the contracted axis must have extent D.
 template <DivergenceMode M, class C, class T, int D>
@@ -67,6 +80,18 @@ SPHAD_HOST_DEVICE SPHAD_INLINE auto contract(const C& c, const Vec<T, D>& g) {
                   "sphad::ops::Divergence: a scalar field has no divergence for D > 1 (decision "
                   "O2); pass a vector field");
     return c * g[0];
+  }
+}
+
+/// Whether `curl_term` accepts a field of type C in D dimensions.
+template <class C, int D>
+constexpr bool curlable() {
+  if constexpr (is_vec_v<C>) {
+    return D >= 2 && C::dim == D;
+  } else if constexpr (is_mat_v<C>) {
+    return D >= 2 && C::rows == D;
+  } else {
+    return false;
   }
 }
 
