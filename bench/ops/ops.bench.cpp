@@ -141,5 +141,29 @@ void BM_call_overhead(benchmark::State& state) {
   }
   bench::rate_counters(state, 100, self_only.num_pairs);
 }
+
+/// The same call through the runtime front end (ops::evaluate_into): validation, the dispatch
+/// from OperationProperties and the output-size query on top of the loop.
+void BM_call_overhead_runtime(benchmark::State& state) {
+  const exec::host exec;
+  OperatorCase<2, double> c(100);
+  std::vector<double> tiny(100, 1e-6);
+  auto s = c.set;
+  s.supports = {tiny.data(), 100};
+  const auto self_only = build_neighbor_list<SupportScheme::Gather>(
+      exec, s.search_points(), s.search_points(), c.cloud.domain);
+  std::vector<double> out(100);
+  OperationProperties properties;
+  properties.operation = Operation::Density;
+  properties.kernel = Kernel::id;
+  for (auto _ : state) {
+    ops::evaluate_into<kernels::KernelList<Kernel>, ops::SupportList<SupportScheme::Gather>>(
+        exec, properties, s, s, c.cloud.domain, self_only, Span<const ops::NoField>{},
+        Span<const ops::NoField>{}, Span<double>{out.data(), 100});
+    benchmark::DoNotOptimize(out.data());
+  }
+  bench::rate_counters(state, 100, self_only.num_pairs);
+}
 } // namespace
 BENCHMARK(BM_call_overhead)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_call_overhead_runtime)->Unit(benchmark::kMicrosecond);
