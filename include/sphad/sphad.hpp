@@ -8,6 +8,7 @@
 #include <sphad/config.hpp>
 
 #include <sphad/ad.hpp>
+#include <sphad/corrections.hpp>
 #include <sphad/errors.hpp>
 #include <sphad/exec.hpp>
 #include <sphad/kernels.hpp>

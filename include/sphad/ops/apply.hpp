@@ -149,13 +149,22 @@ void validate_particles(const ParticleSet<D, T>& set,
                 sphad::detail::concat("volumes has ", set.volumes.size, " entries, positions ", n));
 }
 
-/// The correction states must cover the query (CRK, renormalization) and both sets (grad-h).
-template <class CRKType, class RenormalizationType, class GradHType>
+/// The correction states must cover the query (CRK, renormalization) and both sets (grad-h);
+/// CRK factors describe one particle set, so a distinct reference set needs its own volumes
+/// (decision C4).
+template <int D, class T, class CRKType, class RenormalizationType, class GradHType>
 void validate_corrections(const Corrections<CRKType, RenormalizationType, GradHType>& c,
-                          std::int64_t nq,
-                          std::int64_t nr,
+                          const ParticleSet<D, T>& queries,
+                          const ParticleSet<D, T>& references,
                           const char* function) {
+  const std::int64_t nq = queries.size();
+  const std::int64_t nr = references.size();
   if constexpr (!std::is_same_v<CRKType, NoCRK>) {
+    SPHAD_REQUIRE(queries.positions.data == references.positions.data ||
+                      references.volumes.size > 0,
+                  function, "corrections.crk",
+                  "CRK factors describe one particle set; with a distinct reference set pass the "
+                  "references' volumes (decision C4)");
     const bool complete = c.crk.a.size == nq && c.crk.b.size == nq && c.crk.grad_a.size == nq &&
                           c.crk.grad_b.size == nq;
     SPHAD_REQUIRE(complete, function, "corrections.crk",
@@ -193,7 +202,7 @@ primal_t<T> validate_call(const ParticleSet<D, T>& queries,
   // volumes) for V_j.
   validate_particles(references, Op::needs_densities, function, "references");
   validate_domain(domain, function, "domain");
-  validate_corrections(corrections, queries.size(), references.size(), function);
+  validate_corrections(corrections, queries, references, function);
   if constexpr (Op::needs_values) {
     SPHAD_REQUIRE(query_values.size == queries.size(), function, "query_values",
                   sphad::detail::concat("has ", query_values.size, " entries for ", queries.size(),

@@ -59,20 +59,27 @@ dispatch_value(decltype(First) value, const char* argument, F&& f, ValueList<Fir
   }
 }
 
+/// Calls `f(K{})` for the kernel K of the list whose id is `id`; throws from `function` naming
+/// `argument` for an unknown id or one not in the list.
 template <class F, class First, class... Rest>
-decltype(auto) dispatch_enabled_kernel(KernelId id, F&& f, kernels::KernelList<First, Rest...>) {
+decltype(auto) dispatch_enabled_kernel(KernelId id,
+                                       const char* function,
+                                       const char* argument,
+                                       F&& f,
+                                       kernels::KernelList<First, Rest...>) {
   if (id == First::id) {
     return f(First{});
   }
   if constexpr (sizeof...(Rest) > 0) {
-    return dispatch_enabled_kernel(id, static_cast<F&&>(f), kernels::KernelList<Rest...>{});
+    return dispatch_enabled_kernel(id, function, argument, static_cast<F&&>(f),
+                                   kernels::KernelList<Rest...>{});
   } else {
     bool known = false;
     for (const KernelId k : kernels::all_kernel_ids) {
       known = known || k == id;
     }
     sphad::detail::throw_invalid_argument(
-        "ops::dispatch", "properties.kernel",
+        function, argument,
         known ? sphad::detail::concat(kernels::kernel_name(id),
                                       " is not in the kernel list this front end was "
                                       "instantiated with")
@@ -235,7 +242,7 @@ struct scalars_of<CovarianceResult<T, D>> {
 template <class Kernels = kernels::AllKernels, class Supports = AllSupportSchemes, class F>
 decltype(auto) dispatch(const OperationProperties& properties, F&& f) {
   return detail::dispatch_enabled_kernel(
-      properties.kernel,
+      properties.kernel, "ops::dispatch", "properties.kernel",
       [&](auto kernel) -> decltype(auto) {
         return detail::dispatch_value(
             properties.support, "properties.support",

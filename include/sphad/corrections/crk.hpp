@@ -1,0 +1,374 @@
+// SPDX-FileCopyrightText: The sphad authors
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <sphad/config.hpp>
+
+#include <sphad/ad/safe.hpp>
+#include <sphad/ad/scalar_traits.hpp>
+#include <sphad/corrections/detail/stage.hpp>
+#include <sphad/exec/buffer.hpp>
+#include <sphad/math/mat.hpp>
+#include <sphad/math/scalar.hpp>
+#include <sphad/math/vec.hpp>
+#include <sphad/ops/corrections.hpp>
+#include <sphad/ops/runtime.hpp>
+
+#include <cstdint>
+
+/// \file
+/// \brief The CRK factor pipeline (ref-corrections §2, decisions C1–C4) on one particle set:
+/// apparent volumes V_i = 1/Σ_j W(x_ij, h_i) (Gather), the moments of the Scatter kernel weighted
+/// by V_j and their query-position derivatives, A, B, ∇A, ∇B with the scale-free limiter, and
+/// the diagnostic CRK density. Every stage is an operator run by the operators' loop, so plain
+/// and dual scalars share it.
+
+namespace sphad::corrections {
+
+/// Knobs of the CRK pipeline that do not change code.
+template <class R>
+struct CRKOptions {
+  OperationDirection direction = OperationDirection::AllToAll;
+  /// The limiter (C2): row i is rejected when det M_i ≤ τ (tr M_i / D)^D; 1e-12 in double,
+  /// 1e-5 in float.
+  R tau = sizeof(R) >= 8 ? R(1e-12) : R(1e-5);
+};
+
+/// The Scatter moments of one query (ref-corrections §2.2), derivative index γ as named:
+/// m0, m1[a], M[a][b], dm0[γ], dm1[a][γ] = ∂m1[a]/∂x_γ, dM[γ][a][b] = ∂M[a][b]/∂x_γ, and the
+/// count of pairs with W > 0.
+template <int D, class T>
+struct Moments {
+  T m0{};
+  Vec<T, D> m1{};
+  Mat<T, D, D> m2{};
+  Vec<T, D> dm0{};
+  Mat<T, D, D> dm1{};
+  Vec<Mat<T, D, D>, D> dm2{};
+  std::int32_t count = 0;
+
+  SPHAD_HOST_DEVICE SPHAD_INLINE Moments& operator+=(const Moments& o) {
+    m0 += o.m0;
+    m1 += o.m1;
+    m2 += o.m2;
+    dm0 += o.dm0;
+    dm1 += o.dm1;
+    for (int g = 0; g < D; ++g) {
+      dm2[g] += o.dm2[g];
+    }
+    count += o.count;
+    return *this;
+  }
+  /// The moments of the plain kernel's identity correction (A = 1, B = 0, ∇A = ∇B = 0), all
+  /// constants: what a rejected row is solved with, so its tangents are exactly zero.
+  SPHAD_HOST_DEVICE static Moments identity() {
+    Moments m;
+    m.m0 = T(1);
+    m.m2 = Mat<T, D, D>::identity();
+    return m;
+  }
+};
+
+/// The CRK factors of one particle (C1 layout: ∇B derivative-first).
+template <int D, class T>
+struct CRKRow {
+  T a;
+  Vec<T, D> b;
+  Vec<T, D> grad_a;
+  Mat<T, D, D> grad_b;
+};
+
+/// Whether a row passes the limiter (C2) and its Schur complement m0 − m1ᵀM⁻¹m1 is positive
+/// (so A is finite); only then are the moments solved.
+template <int D, class T>
+SPHAD_HOST_DEVICE bool crk_row_accepted(const Moments<D, T>& m, primal_t<T> tau) {
+  using R = primal_t<T>;
+  if (m.count < 2) {
+    return false;
+  }
+  Mat<R, D, D> m2{};
+  Vec<R, D> m1{};
+  for (int a = 0; a < D; ++a) {
+    m1[a] = value_of(m.m1[a]);
+    for (int b = 0; b < D; ++b) {
+      m2(a, b) = value_of(m.m2(a, b));
+    }
+  }
+  const R mean = trace(m2) / R(D);
+  if (!(determinant(m2) > tau * ipow(mean, D))) {
+    return false;
+  }
+  return value_of(m.m0) - dot(m1, inverse(m2) * m1) > R(0);
+}
+
+/// Stage 3 (ref-corrections §2.3): with P = M⁻¹ and u = P m1, A = 1/(m0 − m1·u), B = −u,
+/// ∇A_γ = −A²(dm0_γ − 2 Σ_a u_a dm1[a][γ] + uᵀ dM_γ u), ∇B[γ][c] = −(P dm1)[c][γ] + (P dM_γ u)_c.
+/// Rejected rows are solved from `Moments::identity()` instead: the identity correction with
+/// zero tangents, and nothing non-finite is ever computed.
+template <int D, class T>
+SPHAD_HOST_DEVICE CRKRow<D, T> solve_crk(const Moments<D, T>& moments, primal_t<T> tau) {
+  const Moments<D, T> m = crk_row_accepted(moments, tau) ? moments : Moments<D, T>::identity();
+  const Mat<T, D, D> p = inverse(m.m2);
+  const Vec<T, D> u = p * m.m1;
+  const T a = T(1) / (m.m0 - dot(m.m1, u));
+  const Mat<T, D, D> p_dm1 = p * m.dm1; // [c][γ]
+  CRKRow<D, T> row{a, -u, {}, {}};
+  for (int g = 0; g < D; ++g) {
+    const Vec<T, D> dm2_u = m.dm2[g] * u;
+    T s = m.dm0[g] + dot(u, dm2_u);
+    for (int k = 0; k < D; ++k) {
+      s -= T(2) * u[k] * m.dm1(k, g);
+    }
+    row.grad_a[g] = -(a * a) * s;
+    const Vec<T, D> p_dm2_u = p * dm2_u;
+    for (int c = 0; c < D; ++c) {
+      row.grad_b(g, c) = p_dm2_u[c] - p_dm1(c, g);
+    }
+  }
+  return row;
+}
+
+namespace detail {
+
+/// Stage 1: Σ_j W(x_ij, h_i), self included (Gather).
+template <class Kernel>
+struct KernelSum : Stage<Kernel, SupportScheme::Gather> {
+  template <int D, class T, class F>
+  using output_t = T;
+  template <class P>
+  SPHAD_HOST_DEVICE static auto term(const P& p) {
+    return p.w();
+  }
+};
+
+/// V_i = 1/S_i, and 0 where S_i = 0 (C3: a masked query or one without accepted neighbours).
+template <class T>
+struct StoreReciprocal {
+  T* out;
+  SPHAD_HOST_DEVICE SPHAD_INLINE void operator()(std::int64_t i, const T& sum) const {
+    out[i] = safe_divide(T(1), sum);
+  }
+};
+
+/// Stage 2: the moments of W(x_ij, h_j) (Scatter) weighted by V_j (the references' volumes).
+template <class Kernel>
+struct MomentSum : Stage<Kernel, SupportScheme::Scatter> {
+  template <int D, class T, class F>
+  using output_t = Moments<D, T>;
+  template <class P>
+  SPHAD_HOST_DEVICE static auto term(const P& p) {
+    using T = decltype(p.h_i);
+    constexpr int D = decltype(p.x_ij)::dim;
+    const T w = p.w();
+    const Vec<T, D> g = p.gradient();
+    const Vec<T, D>& x = p.x_ij;
+    const T v = p.volume_j;
+    const T vw = v * w;
+    Moments<D, T> m;
+    m.m0 = vw;
+    m.m1 = x * vw;
+    m.m2 = outer(x, x) * vw;
+    m.dm0 = g * v;
+    m.dm1 = outer(x, g) * v + Mat<T, D, D>::identity() * vw;
+    for (int c = 0; c < D; ++c) {
+      for (int a = 0; a < D; ++a) {
+        for (int b = 0; b < D; ++b) {
+          m.dm2[c](a, b) =
+              v * (x[a] * x[b] * g[c]) + vw * ((b == c ? x[a] : T(0)) + (a == c ? x[b] : T(0)));
+        }
+      }
+    }
+    m.count = value_of(w) > 0 ? 1 : 0;
+    return m;
+  }
+};
+
+/// Stage 3 in the store: solves each query's moments into its factors.
+template <int D, class T>
+struct StoreCRKFactors {
+  T* a;
+  Vec<T, D>* b;
+  Vec<T, D>* grad_a;
+  Mat<T, D, D>* grad_b;
+  primal_t<T> tau;
+  SPHAD_HOST_DEVICE SPHAD_INLINE void operator()(std::int64_t i, const Moments<D, T>& m) const {
+    const CRKRow<D, T> row = solve_crk(m, tau);
+    a[i] = row.a;
+    b[i] = row.b;
+    grad_a[i] = row.grad_a;
+    grad_b[i] = row.grad_b;
+  }
+};
+
+/// Stage 4: (Σ_j m_j V_j Ŵ_ij, Σ_j V_j² Ŵ_ij) with the CRK-corrected Scatter kernel.
+template <class Kernel>
+struct CRKDensitySums : Stage<Kernel, SupportScheme::Scatter> {
+  template <int D, class T, class F>
+  using output_t = Vec<T, 2>;
+  template <class P>
+  SPHAD_HOST_DEVICE static auto term(const P& p) {
+    using T = decltype(p.h_i);
+    const T vw = p.volume_j * p.corrected_value();
+    return Vec<T, 2>{p.m_j * vw, p.volume_j * vw};
+  }
+};
+
+/// ρ_i = num/den, and 0 where den = 0 (C3).
+template <class T>
+struct StoreQuotient {
+  T* out;
+  SPHAD_HOST_DEVICE SPHAD_INLINE void operator()(std::int64_t i, const Vec<T, 2>& sums) const {
+    out[i] = safe_divide(sums[0], sums[1]);
+  }
+};
+
+} // namespace detail
+
+/// Stage 1: the apparent volumes V_i = 1/Σ_j W(x_ij, h_i) (Gather, self included) of one set,
+/// 0 for masked queries and where the sum is 0 (C3), into `volumes` ([N]). `adjacency`: a list
+/// or grid of the set against itself covering Gather and Scatter pairs (e.g. SuperSymmetric).
+template <class Kernel, class Exec, int D, class T, class Adjacency>
+void apparent_volumes_into(const Exec& exec,
+                           const ParticleSet<D, T>& particles,
+                           const Domain<D, primal_t<T>>& domain,
+                           const Adjacency& adjacency,
+                           Span<T> volumes,
+                           OperationDirection direction = OperationDirection::AllToAll) {
+  constexpr const char* function = "corrections::apparent_volumes";
+  detail::require_output(volumes, particles.size(), function, "volumes");
+  ops::detail::evaluate_all<detail::KernelSum<Kernel>>(
+      exec, particles, particles, domain, adjacency, Span<const ops::NoField>{},
+      Span<const ops::NoField>{}, ApplyOptions<primal_t<T>>{direction, 0}, ops::Uncorrected{},
+      detail::StoreReciprocal<T>{volumes.data}, function);
+}
+
+/// The four CRK state arrays a pipeline writes, in the space's memory ([N] each).
+template <int D, class T>
+struct CRKStateSpans {
+  Span<T> a;
+  Span<Vec<T, D>> b;
+  Span<Vec<T, D>> grad_a;
+  Span<Mat<T, D, D>> grad_b;
+};
+
+/// Stages 2 and 3: the moments of the queries against the references (weights: the
+/// references' volumes, normally the apparent volumes of stage 1 on the same set) and the
+/// factors A, B, ∇A, ∇B of each query, with the limiter (C2). The moments' derivatives are
+/// those of the query position with x_j and V_j held (the RK shape functions' derivatives).
+template <class Kernel, class Exec, int D, class T, class Adjacency>
+void crk_factors_into(const Exec& exec,
+                      const ParticleSet<D, T>& queries,
+                      const ParticleSet<D, T>& references,
+                      const Domain<D, primal_t<T>>& domain,
+                      const Adjacency& adjacency,
+                      const CRKStateSpans<D, T>& out,
+                      const CRKOptions<primal_t<T>>& options = {}) {
+  constexpr const char* function = "corrections::crk_factors";
+  const std::int64_t n = queries.size();
+  detail::require_output(out.a, n, function, "out.a");
+  detail::require_output(out.b, n, function, "out.b");
+  detail::require_output(out.grad_a, n, function, "out.grad_a");
+  detail::require_output(out.grad_b, n, function, "out.grad_b");
+  SPHAD_REQUIRE(references.volumes.size == references.size(), function, "references",
+                sphad::detail::concat("needs volumes (the apparent volumes; got ",
+                                      references.volumes.size, " for ", references.size(), ")"));
+  SPHAD_REQUIRE(options.tau >= 0, function, "options.tau",
+                sphad::detail::concat("must be >= 0 (got ", options.tau, ")"));
+  ops::detail::evaluate_all<detail::MomentSum<Kernel>>(
+      exec, queries, references, domain, adjacency, Span<const ops::NoField>{},
+      Span<const ops::NoField>{}, ApplyOptions<primal_t<T>>{options.direction, 0},
+      ops::Uncorrected{},
+      detail::StoreCRKFactors<D, T>{out.a.data, out.b.data, out.grad_a.data, out.grad_b.data,
+                                    options.tau},
+      function);
+}
+
+/// Stage 4, the diagnostic CRK density ρ_i = Σ_j m_j V_j Ŵ_ij / Σ_j V_j² Ŵ_ij with the
+/// CRK-corrected Scatter kernel of `state` (V: the particles' volumes), 0 where the
+/// denominator is 0 (C3) and for masked queries.
+template <class Kernel, class Exec, int D, class T, class Adjacency>
+void crk_density_into(const Exec& exec,
+                      const ParticleSet<D, T>& particles,
+                      const Domain<D, primal_t<T>>& domain,
+                      const Adjacency& adjacency,
+                      const ops::CRK<D, T>& state,
+                      Span<T> density,
+                      OperationDirection direction = OperationDirection::AllToAll) {
+  constexpr const char* function = "corrections::crk_density";
+  detail::require_output(density, particles.size(), function, "density");
+  SPHAD_REQUIRE(particles.volumes.size == particles.size(), function, "particles",
+                sphad::detail::concat("needs volumes (the apparent volumes; got ",
+                                      particles.volumes.size, " for ", particles.size(), ")"));
+  ops::detail::evaluate_all<detail::CRKDensitySums<Kernel>>(
+      exec, particles, particles, domain, adjacency, Span<const ops::NoField>{},
+      Span<const ops::NoField>{}, ApplyOptions<primal_t<T>>{direction, 0},
+      ops::Corrections<ops::CRK<D, T>>{state, {}, {}}, detail::StoreQuotient<T>{density.data},
+      function);
+}
+
+/// Everything `compute_crk_factors` produces, in the memory of `Exec`.
+template <int D, class T, class Exec>
+struct CRKFactors {
+  Buffer<T, Exec> volumes;           ///< apparent volumes V [N]
+  Buffer<T, Exec> density;           ///< diagnostic CRK density [N]
+  Buffer<T, Exec> a;                 ///< A [N]
+  Buffer<Vec<T, D>, Exec> b;         ///< B [N]
+  Buffer<Vec<T, D>, Exec> grad_a;    ///< ∇A [N]
+  Buffer<Mat<T, D, D>, Exec> grad_b; ///< ∇B [N], derivative axis first (C1)
+
+  /// The state the operators read (`ops::Corrections<ops::CRK<D, T>>`).
+  ops::CRK<D, T> state() const {
+    return {{a.data(), a.size()},
+            {b.data(), b.size()},
+            {grad_a.data(), grad_a.size()},
+            {grad_b.data(), grad_b.size()}};
+  }
+  /// The apparent volumes as a span, to pass as the operators' volumes (exact reproduction
+  /// needs the operator to weight with the same volumes).
+  Span<const T> volume_span() const { return {volumes.data(), volumes.size()}; }
+};
+
+/// The whole pipeline on one particle set (C4): stage 1, stages 2–3 weighted by the apparent
+/// volumes, stage 4. Three launches, stream-ordered allocations, no synchronization. Like the
+/// reference's `computeCRKFactors`: no lattice calibration, no other correction inside.
+template <class Kernel, class Exec, int D, class T, class Adjacency>
+CRKFactors<D, T, Exec> compute_crk_factors(const Exec& exec,
+                                           const ParticleSet<D, T>& particles,
+                                           const Domain<D, primal_t<T>>& domain,
+                                           const Adjacency& adjacency,
+                                           const CRKOptions<primal_t<T>>& options = {}) {
+  const std::int64_t n = particles.size();
+  CRKFactors<D, T, Exec> f{Buffer<T, Exec>(exec, n),         Buffer<T, Exec>(exec, n),
+                           Buffer<T, Exec>(exec, n),         Buffer<Vec<T, D>, Exec>(exec, n),
+                           Buffer<Vec<T, D>, Exec>(exec, n), Buffer<Mat<T, D, D>, Exec>(exec, n)};
+  apparent_volumes_into<Kernel>(exec, particles, domain, adjacency, Span<T>{f.volumes.data(), n},
+                                options.direction);
+  const auto weighted = detail::with_volumes(particles, f.volume_span());
+  crk_factors_into<Kernel>(
+      exec, weighted, weighted, domain, adjacency,
+      CRKStateSpans<D, T>{
+          {f.a.data(), n}, {f.b.data(), n}, {f.grad_a.data(), n}, {f.grad_b.data(), n}},
+      options);
+  crk_density_into<Kernel>(exec, weighted, domain, adjacency, f.state(),
+                           Span<T>{f.density.data(), n}, options.direction);
+  return f;
+}
+
+/// The same with the kernel chosen at run time (the reference's `computeCRKFactors(kernel)`),
+/// over the kernels of `Kernels`; throws naming `kernel` for one not in the list.
+template <class Kernels = kernels::AllKernels, class Exec, int D, class T, class Adjacency>
+CRKFactors<D, T, Exec> compute_crk_factors(const Exec& exec,
+                                           KernelId kernel,
+                                           const ParticleSet<D, T>& particles,
+                                           const Domain<D, primal_t<T>>& domain,
+                                           const Adjacency& adjacency,
+                                           const CRKOptions<primal_t<T>>& options = {}) {
+  return ops::detail::dispatch_enabled_kernel(
+      kernel, "corrections::compute_crk_factors", "kernel",
+      [&](auto k) {
+        return compute_crk_factors<decltype(k)>(exec, particles, domain, adjacency, options);
+      },
+      Kernels{});
+}
+
+} // namespace sphad::corrections

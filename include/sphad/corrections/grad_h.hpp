@@ -1,0 +1,101 @@
+// SPDX-FileCopyrightText: The sphad authors
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <sphad/config.hpp>
+
+#include <sphad/ad/safe.hpp>
+#include <sphad/ad/scalar_traits.hpp>
+#include <sphad/corrections/detail/stage.hpp>
+#include <sphad/exec/buffer.hpp>
+#include <sphad/kernels/evaluate.hpp>
+#include <sphad/ops/corrections.hpp>
+#include <sphad/ops/runtime.hpp>
+
+#include <cstdint>
+
+/// \file
+/// \brief The grad-h factor Ω (ref-corrections §4, decision C5), computed by the library:
+/// Ω_i = 1 + h_i/(D ρ_i) Σ_j m_j ∂W(x_ij, h_i)/∂h_i (Gather, self included).
+
+namespace sphad::corrections {
+
+namespace detail {
+
+/// Σ_j m_j ∂W(x_ij, h_i)/∂h_i, times the lattice calibration factor when it is on (K7).
+template <class Kernel>
+struct KernelDhSum : Stage<Kernel, SupportScheme::Gather, true> {
+  template <int D, class T, class F>
+  using output_t = T;
+  template <class P>
+  SPHAD_HOST_DEVICE static auto term(const P& p) {
+    return p.m_j * kernels::value_dh<Kernel>(p.x_ij, p.h_i) * p.factor;
+  }
+};
+
+/// Ω_i = 1 + h_i S_i/(D ρ_i); 1 where ρ_i = 0 and for masked queries (S_i = 0).
+template <int D, class T>
+struct StoreOmega {
+  T* out;
+  const T* supports;
+  const T* densities;
+  SPHAD_HOST_DEVICE SPHAD_INLINE void operator()(std::int64_t i, const T& sum) const {
+    out[i] = T(1) + safe_divide(supports[i] * sum, T(D) * densities[i]);
+  }
+};
+
+} // namespace detail
+
+/// Ω of every particle of one set into `omegas` ([N]); the particles need densities (ρ from
+/// their Density). `options` carries the direction and the calibration (which, if the
+/// densities were calibrated, must match). `adjacency`: a list or grid covering Gather pairs.
+template <class Kernel, class Exec, int D, class T, class Adjacency>
+void grad_h_omegas_into(const Exec& exec,
+                        const ParticleSet<D, T>& particles,
+                        const Domain<D, primal_t<T>>& domain,
+                        const Adjacency& adjacency,
+                        Span<T> omegas,
+                        const ApplyOptions<primal_t<T>>& options = {}) {
+  constexpr const char* function = "corrections::grad_h_omegas";
+  detail::require_output(omegas, particles.size(), function, "omegas");
+  SPHAD_REQUIRE(particles.densities.size == particles.size(), function, "particles",
+                sphad::detail::concat("needs densities (got ", particles.densities.size, " for ",
+                                      particles.size(), ")"));
+  ops::detail::evaluate_all<detail::KernelDhSum<Kernel>>(
+      exec, particles, particles, domain, adjacency, Span<const ops::NoField>{},
+      Span<const ops::NoField>{}, options, ops::Uncorrected{},
+      detail::StoreOmega<D, T>{omegas.data, particles.supports.data, particles.densities.data},
+      function);
+}
+
+/// `grad_h_omegas_into` with the output allocated here (stream-ordered). Use it as
+/// `ops::GradH<T>{Ω, Ω}` (query = reference) or with each set's own Ω.
+template <class Kernel, class Exec, int D, class T, class Adjacency>
+Buffer<T, Exec> compute_omegas(const Exec& exec,
+                               const ParticleSet<D, T>& particles,
+                               const Domain<D, primal_t<T>>& domain,
+                               const Adjacency& adjacency,
+                               const ApplyOptions<primal_t<T>>& options = {}) {
+  Buffer<T, Exec> omegas(exec, particles.size());
+  grad_h_omegas_into<Kernel>(exec, particles, domain, adjacency,
+                             Span<T>{omegas.data(), omegas.size()}, options);
+  return omegas;
+}
+
+/// The same with the kernel chosen at run time, over the kernels of `Kernels`.
+template <class Kernels = kernels::AllKernels, class Exec, int D, class T, class Adjacency>
+Buffer<T, Exec> compute_omegas(const Exec& exec,
+                               KernelId kernel,
+                               const ParticleSet<D, T>& particles,
+                               const Domain<D, primal_t<T>>& domain,
+                               const Adjacency& adjacency,
+                               const ApplyOptions<primal_t<T>>& options = {}) {
+  return ops::detail::dispatch_enabled_kernel(
+      kernel, "corrections::compute_omegas", "kernel",
+      [&](auto k) {
+        return compute_omegas<decltype(k)>(exec, particles, domain, adjacency, options);
+      },
+      Kernels{});
+}
+
+} // namespace sphad::corrections

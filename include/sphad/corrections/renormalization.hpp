@@ -1,0 +1,187 @@
+// SPDX-FileCopyrightText: The sphad authors
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <sphad/config.hpp>
+
+#include <sphad/ad/scalar_traits.hpp>
+#include <sphad/corrections/detail/stage.hpp>
+#include <sphad/exec/buffer.hpp>
+#include <sphad/math/mat.hpp>
+#include <sphad/math/pinv.hpp>
+#include <sphad/math/scalar.hpp>
+#include <sphad/ops/corrections.hpp>
+#include <sphad/ops/operators.hpp>
+#include <sphad/ops/runtime.hpp>
+
+#include <cstdint>
+
+/// \file
+/// \brief Gradient renormalization matrices (ref-corrections §3, decisions C3, K6): the
+/// covariance C_i of the Covariance operator (the caller's kernel, support scheme, volumes and
+/// corrections), the identity fallback, and L_i = pinv(C_iᵀ).
+
+namespace sphad::corrections {
+
+/// Whether a covariance row is renormalized: at least D + 2 pairs with W > 0 and C of full
+/// rank, i.e. no singular value dropped by pinv's cutoff D·eps·σ_max (K6). Otherwise the row
+/// falls back to the identity (C3).
+template <int D, class T>
+SPHAD_HOST_DEVICE bool renormalization_accepted(const ops::CovarianceResult<T, D>& c) {
+  using R = primal_t<T>;
+  if (c.neighbors < D + 2) {
+    return false;
+  }
+  Mat<R, D, D> primal{};
+  for (int a = 0; a < D; ++a) {
+    for (int b = 0; b < D; ++b) {
+      primal(a, b) = value_of(c.matrix(a, b));
+    }
+  }
+  const Vec<R, D> sigma = singular_values(primal);
+  R largest = sigma[0], smallest = sigma[0];
+  for (int k = 1; k < D; ++k) {
+    largest = max(largest, sigma[k]);
+    smallest = min(smallest, sigma[k]);
+  }
+  return smallest > R(D) * machine_epsilon_v<R> * largest;
+}
+
+namespace detail {
+
+/// The Covariance operator's matrix, with the neighbour count of the plain kernel (W > 0,
+/// decision C3) where the operator counts Ŵ > 0: CRK can make Ŵ negative for most of a corner
+/// particle's pairs, and the fallback would then throw away a well-determined C.
+template <class Kernel, SupportScheme Support>
+struct RenormalizationCovariance : ops::Covariance<Kernel, Support> {
+  template <class P>
+  SPHAD_HOST_DEVICE static auto term(const P& p) {
+    auto c = ops::Covariance<Kernel, Support>::term(p);
+    c.neighbors = value_of(p.w()) > 0 ? 1 : 0;
+    return c;
+  }
+};
+
+/// C̃_i (C_i, or I where the row falls back) and L_i = pinv(C̃_iᵀ): with L = C^-T the Difference
+/// gradient of a linear field is exact even where CRK makes C non-symmetric; where C is
+/// symmetric (radial kernels without CRK) it is the reference's pinv(C).
+template <int D, class T>
+struct StoreRenormalization {
+  Mat<T, D, D>* matrices;
+  Mat<T, D, D>* covariances; ///< may be null
+  SPHAD_HOST_DEVICE SPHAD_INLINE void operator()(std::int64_t i,
+                                                 const ops::CovarianceResult<T, D>& c) const {
+    const bool accepted = renormalization_accepted(c);
+    const Mat<T, D, D> kept = accepted ? c.matrix : Mat<T, D, D>::identity();
+    matrices[i] = accepted ? pinv(transpose(kept)) : Mat<T, D, D>::identity();
+    if (covariances != nullptr) {
+      covariances[i] = kept;
+    }
+  }
+};
+
+} // namespace detail
+
+/// The renormalization matrices L_i of the queries ([Nq] into `matrices`) and, when
+/// `covariances` is not empty, the covariances C̃_i after the fallback: Covariance<Kernel,
+/// Support> over `adjacency` with the caller's volumes (`references.volumes`, else m_j/ρ_j),
+/// directions and corrections (a CRK state, or earlier renormalization matrices, correct the
+/// gradient inside C as in the reference). Rows with fewer than D + 2 pairs with W > 0, or a
+/// singular C, get C̃ = L = I (with zero tangents). Nothing of the caller's is modified.
+template <class Kernel,
+          SupportScheme Support = SupportScheme::Gather,
+          class Exec,
+          int D,
+          class T,
+          class Adjacency,
+          class Corr = ops::Uncorrected>
+void renormalization_matrices_into(const Exec& exec,
+                                   const ParticleSet<D, T>& queries,
+                                   const ParticleSet<D, T>& references,
+                                   const Domain<D, primal_t<T>>& domain,
+                                   const Adjacency& adjacency,
+                                   Span<Mat<T, D, D>> matrices,
+                                   Span<Mat<T, D, D>> covariances = {},
+                                   const ApplyOptions<primal_t<T>>& options = {},
+                                   const Corr& corrections = {}) {
+  constexpr const char* function = "corrections::renormalization_matrices";
+  detail::require_output(matrices, queries.size(), function, "matrices");
+  detail::require_output(covariances, queries.size(), function, "covariances", true);
+  ops::detail::evaluate_all<detail::RenormalizationCovariance<Kernel, Support>>(
+      exec, queries, references, domain, adjacency, Span<const ops::NoField>{},
+      Span<const ops::NoField>{}, options, corrections,
+      detail::StoreRenormalization<D, T>{matrices.data,
+                                         covariances.size > 0 ? covariances.data : nullptr},
+      function);
+}
+
+/// The renormalization state and the covariances it came from, in the memory of `Exec`.
+template <int D, class T, class Exec>
+struct RenormalizationMatrices {
+  Buffer<Mat<T, D, D>, Exec> matrices;    ///< L [Nq]
+  Buffer<Mat<T, D, D>, Exec> covariances; ///< C̃ [Nq], after the fallback
+
+  /// The state the operators read (`ops::Corrections<..., ops::Renormalization<D, T>>`).
+  ops::Renormalization<D, T> state() const { return {{matrices.data(), matrices.size()}}; }
+};
+
+/// `renormalization_matrices_into` with the outputs allocated here (stream-ordered).
+template <class Kernel,
+          SupportScheme Support = SupportScheme::Gather,
+          class Exec,
+          int D,
+          class T,
+          class Adjacency,
+          class Corr = ops::Uncorrected>
+RenormalizationMatrices<D, T, Exec>
+compute_renormalization(const Exec& exec,
+                        const ParticleSet<D, T>& queries,
+                        const ParticleSet<D, T>& references,
+                        const Domain<D, primal_t<T>>& domain,
+                        const Adjacency& adjacency,
+                        const ApplyOptions<primal_t<T>>& options = {},
+                        const Corr& corrections = {}) {
+  const std::int64_t n = queries.size();
+  RenormalizationMatrices<D, T, Exec> out{Buffer<Mat<T, D, D>, Exec>(exec, n),
+                                          Buffer<Mat<T, D, D>, Exec>(exec, n)};
+  renormalization_matrices_into<Kernel, Support>(
+      exec, queries, references, domain, adjacency, Span<Mat<T, D, D>>{out.matrices.data(), n},
+      Span<Mat<T, D, D>>{out.covariances.data(), n}, options, corrections);
+  return out;
+}
+
+/// The same with the kernel and support scheme of `properties` chosen at run time (the
+/// reference's `computeRenormalizationMatrices(particles, props)`; the other fields of
+/// `properties` are ignored and it is not modified), over the lists given.
+template <class Kernels = kernels::AllKernels,
+          class Supports = ops::AllSupportSchemes,
+          class Exec,
+          int D,
+          class T,
+          class Adjacency,
+          class Corr = ops::Uncorrected>
+RenormalizationMatrices<D, T, Exec>
+compute_renormalization(const Exec& exec,
+                        const OperationProperties& properties,
+                        const ParticleSet<D, T>& queries,
+                        const ParticleSet<D, T>& references,
+                        const Domain<D, primal_t<T>>& domain,
+                        const Adjacency& adjacency,
+                        const ApplyOptions<primal_t<T>>& options = {},
+                        const Corr& corrections = {}) {
+  constexpr const char* function = "corrections::compute_renormalization";
+  return ops::detail::dispatch_enabled_kernel(
+      properties.kernel, function, "properties.kernel",
+      [&](auto kernel) {
+        return ops::detail::dispatch_value(
+            properties.support, "properties.support",
+            [&](auto support) {
+              return compute_renormalization<decltype(kernel), decltype(support)::value>(
+                  exec, queries, references, domain, adjacency, options, corrections);
+            },
+            Supports{});
+      },
+      Kernels{});
+}
+
+} // namespace sphad::corrections
