@@ -2,6 +2,8 @@
 // Operator throughput on the host: every operator over a neighbour list (and Density over the
 // grid) for random points in the periodic unit box with ~50 neighbours per particle, float and
 // double, 2D and 3D; and the per-call overhead at tiny N.
+#include "ops/ops.bench.hpp" // OperatorCase
+
 #include <sphad/ops.hpp>
 
 #include "search/search.bench.hpp" // search_cloud, rate_counters
@@ -14,37 +16,6 @@
 using namespace sphad;
 
 namespace {
-
-template <int D, class T>
-struct OperatorCase {
-  bench::SearchCloud<D, T, exec::host> cloud;
-  std::vector<T> mass, density;
-  std::vector<std::int32_t> kinds;
-  std::vector<T> scalar;
-  std::vector<Vec<T, D>> vector;
-  NeighborList<exec::host> list;
-  ParticleSet<D, T> set;
-
-  explicit OperatorCase(std::int64_t n) : cloud(bench::search_cloud<D, T>(exec::host{}, n)) {
-    const auto size = std::size_t(n);
-    mass.assign(size, T(1.0 / double(n)));
-    kinds.assign(size, 0);
-    list = build_neighbor_list<SupportScheme::Gather>(exec::host{}, cloud.points(), cloud.points(),
-                                                      cloud.domain);
-    set = {cloud.points().positions, cloud.points().supports, {mass.data(), n}, {kinds.data(), n}};
-    const auto rho =
-        apply<ops::Density<kernels::Wendland4>>(exec::host{}, set, set, cloud.domain, list);
-    density.assign(rho.data(), rho.data() + n);
-    set.densities = {density.data(), n};
-    for (std::int64_t i = 0; i < n; ++i) {
-      const auto& x = cloud.x[i];
-      scalar.push_back(x[0] * x[0] + x[D - 1]);
-      vector.push_back(x * T(2));
-    }
-  }
-  Span<const T> scalars() const { return {scalar.data(), std::int64_t(scalar.size())}; }
-  Span<const Vec<T, D>> vectors() const { return {vector.data(), std::int64_t(vector.size())}; }
-};
 
 using Kernel = kernels::Wendland4;
 enum Which {
@@ -61,7 +32,7 @@ enum Which {
 template <Which W, class T, int D>
 void BM_operator(benchmark::State& state) {
   const exec::host exec;
-  OperatorCase<D, T> c(state.range(0));
+  bench::OperatorCase<D, T> c(state.range(0));
   const auto grid = search::build_search_grid<SupportScheme::Gather>(
       exec, c.cloud.points(), c.cloud.points(), c.cloud.domain);
   const auto& s = c.set;
@@ -126,7 +97,7 @@ namespace {
 /// themselves, so the time is validation, view building and the loop's setup.
 void BM_call_overhead(benchmark::State& state) {
   const exec::host exec;
-  OperatorCase<2, double> c(100);
+  bench::OperatorCase<2, double> c(100);
   std::vector<double> tiny(100, 1e-6);
   auto s = c.set;
   s.supports = {tiny.data(), 100};
@@ -146,7 +117,7 @@ void BM_call_overhead(benchmark::State& state) {
 /// from OperationProperties and the output-size query on top of the loop.
 void BM_call_overhead_runtime(benchmark::State& state) {
   const exec::host exec;
-  OperatorCase<2, double> c(100);
+  bench::OperatorCase<2, double> c(100);
   std::vector<double> tiny(100, 1e-6);
   auto s = c.set;
   s.supports = {tiny.data(), 100};
