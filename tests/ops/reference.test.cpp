@@ -7,87 +7,18 @@
 #include <sphad/ops.hpp>
 #include <sphad/search.hpp>
 
-#include "ops/ops_cases.hpp"
+#include "support/reference_data.hpp"
 
 #include <catch2/catch.hpp>
 
-#include <cmath>
-#include <fstream>
-#include <sstream>
 #include <string>
-#include <vector>
-
-#ifndef SPHAD_REFERENCE_DATA_DIR
-#error "SPHAD_REFERENCE_DATA_DIR must name tests/data/reference"
-#endif
 
 using namespace sphad;
+using test::reference::Inputs;
+using test::reference::load_inputs;
+using test::reference::relative_error;
 
 namespace {
-
-/// Rows of numbers in a data file, comment lines skipped.
-std::vector<std::vector<double>> read_rows(const std::string& name) {
-  std::ifstream in(std::string(SPHAD_REFERENCE_DATA_DIR) + "/" + name);
-  REQUIRE(in.good());
-  std::vector<std::vector<double>> rows;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') {
-      continue;
-    }
-    std::istringstream fields(line);
-    std::vector<double> row;
-    double value = 0;
-    while (fields >> value) {
-      row.push_back(value);
-    }
-    rows.push_back(row);
-  }
-  return rows;
-}
-
-struct Inputs {
-  test::Particles<2, double> p;
-  std::vector<double> f;
-  std::vector<Vec<double, 2>> v;
-};
-
-Inputs load_inputs() {
-  Inputs in;
-  for (const auto& r : read_rows("inputs.txt")) { // x y h m rho f vx vy
-    in.p.add({r[0], r[1]}, r[2], r[3], r[4]);
-    in.f.push_back(r[5]);
-    in.v.push_back({r[6], r[7]});
-  }
-  return in;
-}
-
-std::vector<double> flatten(double x) {
-  return {x};
-}
-std::vector<double> flatten(const Vec<double, 2>& x) {
-  return {x[0], x[1]};
-}
-std::vector<double> flatten(const ops::CovarianceResult<double, 2>& c) {
-  return {c.matrix(0, 0), c.matrix(0, 1), c.matrix(1, 0), c.matrix(1, 1)};
-}
-
-/// max |ours − reference| / max |reference| over the file.
-template <class Out>
-double relative_error(const Buffer<Out, exec::host>& ours, const std::string& file) {
-  const auto reference = read_rows(file);
-  REQUIRE(std::int64_t(reference.size()) == ours.size());
-  double error = 0, scale = 1e-300;
-  for (std::size_t i = 0; i < reference.size(); ++i) {
-    const auto row = flatten(ours[std::int64_t(i)]);
-    REQUIRE(row.size() == reference[i].size());
-    for (std::size_t k = 0; k < row.size(); ++k) {
-      error = std::fmax(error, std::abs(row[k] - reference[i][k]));
-      scale = std::fmax(scale, std::abs(reference[i][k]));
-    }
-  }
-  return error / scale;
-}
 
 const char* scheme_name(SupportScheme s) {
   switch (s) {

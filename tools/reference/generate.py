@@ -129,12 +129,20 @@ SUPPORTS = [SupportScheme.Gather, SupportScheme.Scatter, SupportScheme.MeanSymme
 failures = []
 
 
-def attempt(name, header, meta, fn):
+def capture(name, fn):
+    """fn()'s result, or None with the failure recorded (the run goes on)."""
     try:
-        write_result(name, header, fn(), meta)
-    except Exception as exc:  # record and continue
+        return fn()
+    except Exception as exc:
         failures.append((name, f"{type(exc).__name__}: {exc}"))
         print(f"FAILED {name}: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return None
+
+
+def attempt(name, header, meta, fn):
+    result = capture(name, fn)
+    if result is not None:
+        write_result(name, header, result, meta)
 
 
 for kernel in [KernelFunctions.Wendland4, KernelFunctions.CubicSpline]:
@@ -185,11 +193,101 @@ for kernel in [KernelFunctions.Wendland4, KernelFunctions.CubicSpline]:
                 dict(base, operation="Covariance", field="-"),
                 lambda: run(kernel, WarpOperation.Covariance, sup, particles))
 
+# ----------------------------------------------------------------------------
+# Correction pipelines: CRK factors and renormalization matrices, and the operators they correct.
+# Appended after the operator outputs, so those files are unchanged.
+# ----------------------------------------------------------------------------
+from warpSPHCore import computeCRKFactors, computeRenormalizationMatrices  # noqa: E402
+
+
+def np64(t):
+    return t.detach().cpu().numpy().astype(np.float64)
+
+
+def run_corrected(kernel, support, gradient, values, **corrections):
+    props = OperationProperties(
+        kernel=kernel, operation=WarpOperation.Gradient,
+        gradientMode=gradient, laplacianMode=LaplacianScheme.Default,
+        positiveDivergence=False,
+        supportMode=support, operationMode=OperationDirection.AllToAll,
+        divergenceDotMode=False,
+    )
+    out = sph.warpOperation(particles, props, domain,
+                            queryValues=values, referenceValues=values,
+                            adjacency=adjacency, **corrections)
+    return np64(out)
+
+
+for kernel in [KernelFunctions.Wendland4, KernelFunctions.CubicSpline]:
+    K = kernel.name
+    none = dict(kernel=K, support="-", gradient="-", laplacian="-", field="-")
+    # CRK (computeCRKFactors: apparent volumes Gather, moments and density Scatter).
+    crk_outputs = capture(f"{K}_CRK_*", lambda: computeCRKFactors(
+        particles, domain, kernel, operationMode=OperationDirection.AllToAll,
+        adjacency=adjacency))
+    if crk_outputs is not None:
+        volumes, crk_density, crk = crk_outputs
+        write_result(f"{K}_CRK_volumes.txt",
+                     f"CRK apparent volume V_i = 1/sum_j W(x_ij, h_i), kernel={K}; cols: V",
+                     np64(volumes), dict(none, operation="CRK_volumes", support="Gather"))
+        write_result(f"{K}_CRK_density.txt",
+                     f"CRK density sum m_j V_j W^_ij / sum V_j^2 W^_ij, kernel={K}; cols: rho",
+                     np64(crk_density), dict(none, operation="CRK_density", support="Scatter"))
+        write_result(f"{K}_CRK_A.txt", f"CRK A, kernel={K}; cols: A",
+                     np64(crk.A), dict(none, operation="CRK_A", support="Scatter"))
+        write_result(f"{K}_CRK_B.txt", f"CRK B, kernel={K}; cols: B_x B_y",
+                     np64(crk.B), dict(none, operation="CRK_B", support="Scatter"))
+        write_result(f"{K}_CRK_gradA.txt", f"CRK gradA, kernel={K}; cols: dA/dx dA/dy",
+                     np64(crk.gradA), dict(none, operation="CRK_gradA", support="Scatter"))
+        write_result(f"{K}_CRK_gradB.txt",
+                     f"CRK gradB[g][c] = dB_c/dx_g (derivative index first), kernel={K}; "
+                     "cols: dBx/dx dBy/dx dBx/dy dBy/dy (row-major [g][c])",
+                     np64(crk.gradB), dict(none, operation="CRK_gradB", support="Scatter"))
+        V_t = volumes.detach()
+        for gs in [GradientScheme.Difference, GradientScheme.Naive]:
+            attempt(f"{K}_Gradient_CRK_{gs.name}_Scatter.txt",
+                    f"CRK-corrected Gradient of f, volumes = CRK apparent volumes, kernel={K} "
+                    f"gradient={gs.name} support=Scatter; cols: df/dx df/dy",
+                    dict(none, operation="Gradient_CRK", support="Scatter", gradient=gs.name, field="f"),
+                    lambda gs=gs: run_corrected(kernel, SupportScheme.Scatter, gs, f_t,
+                                                queryVolumes=V_t, referenceVolumes=V_t, crkState=crk))
+    # Renormalization (Covariance with Gather/Difference props, no volumes, no CRK).
+    renorm_props = OperationProperties(
+        kernel=kernel, operation=WarpOperation.Gradient,
+        gradientMode=GradientScheme.Difference, laplacianMode=LaplacianScheme.Default,
+        positiveDivergence=False,
+        supportMode=SupportScheme.Gather, operationMode=OperationDirection.AllToAll,
+        divergenceDotMode=False,
+    )
+    renorm_outputs = capture(f"{K}_Renorm_*", lambda: computeRenormalizationMatrices(
+        particles, renorm_props, domain, adjacency=adjacency))
+    if renorm_outputs is not None:
+        C, _eig, renorm = renorm_outputs
+        assert renorm_props.operation == WarpOperation.Gradient  # the reference must not modify it
+        write_result(f"{K}_Renorm_C.txt",
+                     f"Renormalization covariance C (after the identity fallback), kernel={K} "
+                     "support=Gather; cols: C00 C01 C10 C11 (row-major)",
+                     np64(C), dict(none, operation="Renorm_C", support="Gather"))
+        write_result(f"{K}_Renorm_L.txt",
+                     f"Renormalization matrix L, kernel={K} support=Gather; cols: L00 L01 L10 L11 (row-major)",
+                     np64(renorm.renormalizationMatrices),
+                     dict(none, operation="Renorm_L", support="Gather"))
+        attempt(f"{K}_Gradient_Renorm_Difference_Gather.txt",
+                f"Renormalized Gradient of f (L from {K}_Renorm_L.txt), kernel={K} "
+                "gradient=Difference support=Gather; cols: df/dx df/dy",
+                dict(none, operation="Gradient_Renorm", support="Gather", gradient="Difference", field="f"),
+                lambda: run_corrected(kernel, SupportScheme.Gather, GradientScheme.Difference, f_t,
+                                      renormalizationState=renorm))
+
 with open(os.path.join(OUTDIR, "MANIFEST.txt"), "w") as fh:
     fh.write("# sphad reference data generated by tools/reference/generate.py\n")
     fh.write("# versions: " + " ".join(f"{k}=={v}" for k, v in VERSIONS.items()) + "\n")
     fh.write("# precision: warpSPHCore_PRECISION=float64 (warpSPHCore.type_config.scalar_t == wp.float64); device=cpu\n")
     fh.write("# direction=AllToAll, no CRK/renormalization/grad-h/volumes/lattice calibration, positiveDivergence=False\n")
+    fh.write("# (except the correction files: <K>_CRK_* from computeCRKFactors(particles, domain, kernel, adjacency);\n")
+    fh.write("#  <K>_Gradient_CRK_* with the CRK state and volumes = <K>_CRK_volumes for query and reference;\n")
+    fh.write("#  <K>_Renorm_C/L from computeRenormalizationMatrices(particles, props(Gradient, Gather, Difference), domain,\n")
+    fh.write("#  adjacency) without volumes or CRK; <K>_Gradient_Renorm_* with that state)\n")
     fh.write("# neighbour list: radiusSearchCompactHashMap(particles, domain, mode=SupportScheme.SuperSymmetric)\n")
     fh.write("# inputs.txt: 64 particles, cols x y h m rho f vx vy (rho = Wendland4_Density_Gather)\n")
     fh.write("# file operation kernel support gradient laplacian field ncols\n")
