@@ -7,25 +7,18 @@
 
 #include "kernels/kernel_cases.hpp" // near
 #include "ops/ops_cases.hpp"
+#include "support/device_arrays.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <vector>
 
 using namespace sphad;
+using test::span;
+using test::upload;
 using K = kernels::Wendland4;
 
 namespace {
-template <class T>
-Buffer<T, exec::cuda> upload(const exec::cuda& ex, const std::vector<T>& v) {
-  Buffer<T, exec::cuda> b(ex, std::int64_t(v.size()));
-  exec::copy_from_host(ex, v.data(), b.data(), b.size());
-  return b;
-}
-template <class T, class E>
-Span<const T> span(const Buffer<T, E>& b) {
-  return {b.data(), b.size()};
-}
 /// Host and device arrays agree element by element to 1e-12 relative (1e-12 absolute).
 template <class T, class E, class Flatten>
 bool agree(const exec::cuda& device,

@@ -6,6 +6,7 @@
 
 #include "kernels/kernel_cases.hpp" // near
 #include "ops/ops_cases.hpp"
+#include "support/device_arrays.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -14,24 +15,9 @@
 #include <vector>
 
 using namespace sphad;
+using test::span;
+using test::upload;
 using K = kernels::Wendland4;
-
-namespace {
-template <class T>
-Buffer<T, exec::cuda> upload(const exec::cuda& ex, const std::vector<T>& v) {
-  Buffer<T, exec::cuda> b(ex, std::int64_t(v.size()));
-  exec::copy_from_host(ex, v.data(), b.data(), b.size());
-  return b;
-}
-template <class T, class E>
-Span<const T> span(const Buffer<T, E>& b) {
-  return {b.data(), b.size()};
-}
-template <class T>
-Span<const T> span(const std::vector<T>& v) {
-  return {v.data(), std::int64_t(v.size())};
-}
-} // namespace
 
 TEST_CASE("ops: device operators equal the host ones", "[ops][cuda]") {
   auto p = test::lattice<2, double>(16, 40);
