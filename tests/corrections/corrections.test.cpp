@@ -15,19 +15,12 @@
 
 using namespace sphad;
 using test::near;
+using test::span;
 using K = kernels::Wendland4;
 using S = SupportScheme;
 using G = GradientScheme;
 
 namespace {
-template <class T>
-Span<const T> span(const std::vector<T>& v) {
-  return {v.data(), std::int64_t(v.size())};
-}
-template <class T, class E>
-Span<const T> span(const Buffer<T, E>& b) {
-  return {b.data(), b.size()};
-}
 
 /// A jittered lattice in an open box (boundary particles included) with supports varying by
 /// ±10 % and densities from its Density; the list holds every pair within max(h_i, h_j).

@@ -14,13 +14,10 @@
 
 using namespace sphad;
 using test::near;
+using test::span;
 using K = kernels::Wendland4;
 
 namespace {
-template <class T>
-Span<const T> span(const std::vector<T>& v) {
-  return {v.data(), std::int64_t(v.size())};
-}
 
 /// A jittered, non-periodic 2D lattice with densities from its own Density.
 test::Particles<2, double> jittered_lattice(const Domain<2, double>& domain,

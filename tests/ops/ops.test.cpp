@@ -14,6 +14,7 @@
 using namespace sphad;
 using test::matches_printed;
 using test::near;
+using test::span;
 using K2 = kernels::Wendland2;
 using G = GradientScheme;
 using L = LaplacianScheme;
@@ -24,10 +25,6 @@ struct OpTag {
   using type = Op;
 };
 
-template <class T>
-Span<const T> span(const std::vector<T>& v) {
-  return {v.data(), std::int64_t(v.size())};
-}
 } // namespace
 
 TEST_CASE("ops: the 1D two-particle case reproduces the hand-checked table", "[ops][golden]") {

@@ -10,6 +10,16 @@
 
 namespace sphad::test {
 
+/// A read-only view of a host vector or of a buffer.
+template <class T>
+Span<const T> span(const std::vector<T>& v) {
+  return {v.data(), std::int64_t(v.size())};
+}
+template <class T, class E>
+Span<const T> span(const Buffer<T, E>& b) {
+  return {b.data(), b.size()};
+}
+
 template <int D, class T>
 struct Particles {
   std::vector<Vec<T, D>> x;

@@ -11,16 +11,13 @@
 #include <vector>
 
 using namespace sphad;
+using test::span;
 using K4 = kernels::Wendland4;
 using G = GradientScheme;
 using L = LaplacianScheme;
 using S = SupportScheme;
 
 namespace {
-template <class T>
-Span<const T> span(const std::vector<T>& v) {
-  return {v.data(), std::int64_t(v.size())};
-}
 
 /// Every value of each field of OperationProperties, plus the properties they make.
 template <class F>

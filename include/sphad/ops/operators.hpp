@@ -194,6 +194,9 @@ struct Laplacian : detail::FieldDerivative<Kernel, Support> {
     using F = decltype(p.f_j);
     using T = decltype(p.h_i);
     using Parts = detail::Components<F>;
+    // The scalar of sums mixing field components with geometry: dual when either is (a
+    // value-only JVP has plain geometry and dual values).
+    using S = promote_t<T, std::decay_t<decltype(Parts::at(std::declval<F&>(), 0))>>;
     constexpr int D = decltype(p.x_ij)::dim;
     const F q = Difference == GradientScheme::Symmetric
                     ? F((p.f_j - p.f_i) * (p.m_j * p.rho_i / (p.rho_j * p.rho_j)))
@@ -221,7 +224,7 @@ struct Laplacian : detail::FieldDerivative<Kernel, Support> {
                       "multiple of D; use Naive, Brookshaw or Default for scalars");
         const T f = dot(n, g) / d1;
         for (int b = 0; b < Parts::count / D; ++b) {
-          T projection(0);
+          S projection(0);
           for (int e = 0; e < D; ++e) {
             projection += Parts::at(q, b * D + e) * n[e];
           }
@@ -235,12 +238,12 @@ struct Laplacian : detail::FieldDerivative<Kernel, Support> {
     if constexpr (PositiveDivergence) {
       static_assert(Parts::count >= D, "sphad::ops::Laplacian: positiveDivergence needs a field "
                                        "of at least D components");
-      T s(0);
+      S along(0);
       for (int e = 0; e < D; ++e) {
-        s += p.x_ij[e] * Parts::at(q, e);
+        along += p.x_ij[e] * Parts::at(q, e);
       }
       F kept{};
-      if (value_of(s) >= 0) {
+      if (value_of(along) >= 0) {
         for (int e = 0; e < D; ++e) {
           Parts::at(kept, e) = Parts::at(out, e);
         }
