@@ -5,7 +5,6 @@
 #include <sphad/exec/cuda.hpp>
 #include <sphad/search.hpp>
 
-#include "kernels/kernel_cases.hpp" // near
 #include "ops/ops_cases.hpp"
 #include "support/device_arrays.hpp"
 
@@ -14,29 +13,10 @@
 #include <vector>
 
 using namespace sphad;
+using test::agrees_with_host;
 using test::span;
 using test::upload;
 using K = kernels::Wendland4;
-
-namespace {
-/// Host and device arrays agree element by element to 1e-12 relative (1e-12 absolute).
-template <class T, class E, class Flatten>
-bool agree(const exec::cuda& device,
-           const Buffer<T, E>& host,
-           const Buffer<T, exec::cuda>& on_device,
-           Flatten flatten) {
-  const auto got = exec::to_host(device, on_device.data(), on_device.size());
-  bool ok = true;
-  for (std::int64_t i = 0; i < host.size(); ++i) {
-    const auto a = flatten(host[i]);
-    const auto b = flatten(got[std::size_t(i)]);
-    for (std::size_t k = 0; k < a.size(); ++k) {
-      ok = ok && test::near(a[k], b[k], 1e-12, 1e-12);
-    }
-  }
-  return ok;
-}
-} // namespace
 
 TEST_CASE("corrections: device pipelines equal the host ones", "[corrections][cuda]") {
   auto p = test::lattice<2, double>(16, 30);
@@ -58,20 +38,14 @@ TEST_CASE("corrections: device pipelines equal the host ones", "[corrections][cu
       host, s.search_points(), s.search_points(), domain);
   const auto device_list = build_neighbor_list<SupportScheme::SuperSymmetric>(
       device, d.search_points(), d.search_points(), domain);
-  const auto scalar = [](double a) { return std::vector<double>{a}; };
-  const auto vector = [](const Vec<double, 2>& a) { return std::vector<double>{a[0], a[1]}; };
-  const auto matrix = [](const Mat<double, 2, 2>& a) {
-    return std::vector<double>{a(0, 0), a(0, 1), a(1, 0), a(1, 1)};
-  };
-
   const auto on_host = corrections::compute_crk_factors<K>(host, s, domain, host_list);
   const auto on_device = corrections::compute_crk_factors<K>(device, d, domain, device_list);
-  CHECK(agree(device, on_host.volumes, on_device.volumes, scalar));
-  CHECK(agree(device, on_host.density, on_device.density, scalar));
-  CHECK(agree(device, on_host.a, on_device.a, scalar));
-  CHECK(agree(device, on_host.b, on_device.b, vector));
-  CHECK(agree(device, on_host.grad_a, on_device.grad_a, vector));
-  CHECK(agree(device, on_host.grad_b, on_device.grad_b, matrix));
+  CHECK(agrees_with_host(device, on_host.volumes, on_device.volumes));
+  CHECK(agrees_with_host(device, on_host.density, on_device.density));
+  CHECK(agrees_with_host(device, on_host.a, on_device.a));
+  CHECK(agrees_with_host(device, on_host.b, on_device.b));
+  CHECK(agrees_with_host(device, on_host.grad_a, on_device.grad_a));
+  CHECK(agrees_with_host(device, on_host.grad_b, on_device.grad_b));
 
   const ops::Corrections<ops::CRK<2, double>> host_crk{on_host.state(), {}, {}};
   const ops::Corrections<ops::CRK<2, double>> device_crk{on_device.state(), {}, {}};
@@ -79,9 +53,9 @@ TEST_CASE("corrections: device pipelines equal the host ones", "[corrections][cu
       corrections::compute_renormalization<K>(host, s, s, domain, host_list, {}, host_crk);
   const auto r_device =
       corrections::compute_renormalization<K>(device, d, d, domain, device_list, {}, device_crk);
-  CHECK(agree(device, r_host.matrices, r_device.matrices, matrix));
-  CHECK(agree(device, r_host.covariances, r_device.covariances, matrix));
+  CHECK(agrees_with_host(device, r_host.matrices, r_device.matrices));
+  CHECK(agrees_with_host(device, r_host.covariances, r_device.covariances));
 
-  CHECK(agree(device, corrections::compute_omegas<K>(host, s, domain, host_list),
-              corrections::compute_omegas<K>(device, d, domain, device_list), scalar));
+  CHECK(agrees_with_host(device, corrections::compute_omegas<K>(host, s, domain, host_list),
+                         corrections::compute_omegas<K>(device, d, domain, device_list)));
 }

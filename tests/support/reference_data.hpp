@@ -7,6 +7,7 @@
 #include <sphad/ops.hpp>
 
 #include "ops/ops_cases.hpp"
+#include "support/flatten.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -62,20 +63,6 @@ inline Inputs load_inputs() {
   return in;
 }
 
-/// One output value as the reference writes it: flattened row-major.
-inline std::vector<double> flatten(double x) {
-  return {x};
-}
-inline std::vector<double> flatten(const Vec<double, 2>& x) {
-  return {x[0], x[1]};
-}
-inline std::vector<double> flatten(const Mat<double, 2, 2>& m) {
-  return {m(0, 0), m(0, 1), m(1, 0), m(1, 1)};
-}
-inline std::vector<double> flatten(const ops::CovarianceResult<double, 2>& c) {
-  return flatten(c.matrix);
-}
-
 /// max |ours − reference| / max |reference| over the file.
 template <class Out>
 double relative_error(const Buffer<Out, exec::host>& ours, const std::string& file) {
@@ -84,7 +71,7 @@ double relative_error(const Buffer<Out, exec::host>& ours, const std::string& fi
   REQUIRE(std::int64_t(reference.size()) == ours.size());
   double error = 0, scale = 1e-300;
   for (std::size_t i = 0; i < reference.size(); ++i) {
-    const auto row = flatten(ours[std::int64_t(i)]);
+    const auto row = test::flatten(ours[std::int64_t(i)]);
     REQUIRE(row.size() == reference[i].size());
     for (std::size_t k = 0; k < row.size(); ++k) {
       error = std::fmax(error, std::abs(row[k] - reference[i][k]));

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+// An operator output as a flat list of doubles, row-major with the innermost axis last (the
+// layout of the reference's files and of the runtime front end): for comparing outputs of any
+// shape element by element.
+#pragma once
+
+#include <sphad/math/mat.hpp>
+#include <sphad/math/vec.hpp>
+#include <sphad/ops/operators.hpp>
+
+#include <vector>
+
+namespace sphad::test {
+
+template <class X>
+void append_scalars(const X& x, std::vector<double>& out);
+
+/// A Covariance result's matrix (its neighbour count is an integer: compare it exactly).
+template <class T, int D>
+void append_scalars(const ops::CovarianceResult<T, D>& c, std::vector<double>& out) {
+  append_scalars(c.matrix, out);
+}
+
+template <class X>
+void append_scalars(const X& x, std::vector<double>& out) {
+  if constexpr (is_vec_v<X>) {
+    for (int k = 0; k < X::dim; ++k) {
+      append_scalars(x[k], out);
+    }
+  } else if constexpr (is_mat_v<X>) {
+    for (int r = 0; r < X::rows; ++r) {
+      for (int c = 0; c < X::cols; ++c) {
+        append_scalars(x(r, c), out);
+      }
+    }
+  } else {
+    out.push_back(double(x));
+  }
+}
+
+template <class X>
+std::vector<double> flatten(const X& x) {
+  std::vector<double> out;
+  append_scalars(x, out);
+  return out;
+}
+
+} // namespace sphad::test
