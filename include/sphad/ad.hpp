@@ -9,5 +9,6 @@
 
 #include <sphad/ad/dual.hpp>
 #include <sphad/ad/dual_math.hpp>
+#include <sphad/ad/dual_view.hpp>
 #include <sphad/ad/safe.hpp>
 #include <sphad/ad/scalar_traits.hpp>

@@ -4,13 +4,14 @@
 
 #include <sphad/config.hpp>
 
+#include <sphad/ad/dual_view.hpp>
 #include <sphad/math/vec.hpp>
 #include <sphad/search/points.hpp>
 
 #include <cstdint>
 
 /// \file
-/// \brief `ParticleSet<D, T>`: non-owning views of a solver's particle arrays; particle kinds
+/// \brief `ParticleSet<D, T, ...>`: non-owning views of a solver's particle arrays; particle kinds
 /// and the operation directions that filter pairs by kind (ref-operators.md §2.1, §3.2).
 
 namespace sphad {
@@ -88,20 +89,67 @@ constexpr KindFilter kind_filter(OperationDirection direction, bool* known = nul
 /// Views of one particle set's arrays in the memory of the execution space it is used with:
 /// positions [N, D], supports [N], masses [N], kinds [N] (required), densities [N] and volumes
 /// [N] (optional: leave empty). No copy is made; nothing here is ever written.
-/// @tparam T  the scalar of every floating field (plain now; dual numbers give tangents).
-template <int D, class T>
+///
+/// `ParticleSet<D, T>` views plain arrays of T (T may itself be a `Dual`: every field then
+/// carries tangents). Each floating field's view type is a template parameter, so one field can
+/// carry tangents while the others stay plain: `with_positions(with_tangents(x, dx))` replaces
+/// the positions' view by a `DualView` that pairs the primal array with tangent arrays. Which
+/// inputs carry tangents is a compile-time fact of the set's type (architecture §3); kinds never
+/// do (decision A2).
+/// @tparam T  the scalar of the primal arrays (what the search and the domain use).
+template <int D,
+          class T,
+          class Positions = Span<const Vec<T, D>>,
+          class Supports = Span<const T>,
+          class Masses = Span<const T>,
+          class Densities = Span<const T>,
+          class Volumes = Span<const T>>
 struct ParticleSet {
-  Span<const Vec<T, D>> positions;
-  Span<const T> supports;
-  Span<const T> masses;
+  static constexpr int dim = D;
+  using primal_scalar = primal_t<T>;
+  Positions positions;
+  Supports supports;
+  Masses masses;
   Span<const std::int32_t> kinds;
-  Span<const T> densities{};
-  Span<const T> volumes{};
+  Densities densities{};
+  Volumes volumes{};
 
   SPHAD_HOST_DEVICE SPHAD_INLINE std::int64_t size() const { return positions.size; }
+  /// The positions and supports the neighbour search uses (primal values only).
   SPHAD_HOST_DEVICE SPHAD_INLINE SearchPoints<D, T> search_points() const {
-    return {positions, supports};
+    return {primal_view(positions), primal_view(supports)};
+  }
+
+  /// This set with one field's view replaced (e.g. by a `DualView` carrying its tangents).
+  template <class V>
+  ParticleSet<D, T, V, Supports, Masses, Densities, Volumes> with_positions(const V& v) const {
+    return {v, supports, masses, kinds, densities, volumes};
+  }
+  template <class V>
+  ParticleSet<D, T, Positions, V, Masses, Densities, Volumes> with_supports(const V& v) const {
+    return {positions, v, masses, kinds, densities, volumes};
+  }
+  template <class V>
+  ParticleSet<D, T, Positions, Supports, V, Densities, Volumes> with_masses(const V& v) const {
+    return {positions, supports, v, kinds, densities, volumes};
+  }
+  template <class V>
+  ParticleSet<D, T, Positions, Supports, Masses, V, Volumes> with_densities(const V& v) const {
+    return {positions, supports, masses, kinds, v, volumes};
+  }
+  template <class V>
+  ParticleSet<D, T, Positions, Supports, Masses, Densities, V> with_volumes(const V& v) const {
+    return {positions, supports, masses, kinds, densities, v};
   }
 };
+
+/// The scalar a set's pair terms compute in: the promotion of every floating field's element
+/// scalar (plain when no field carries tangents, `Dual<..., N>` when any does).
+template <class Set>
+using particle_scalar_t = promote_all_t<view_scalar_t<decltype(Set::positions)>,
+                                        view_scalar_t<decltype(Set::supports)>,
+                                        view_scalar_t<decltype(Set::masses)>,
+                                        view_scalar_t<decltype(Set::densities)>,
+                                        view_scalar_t<decltype(Set::volumes)>>;
 
 } // namespace sphad

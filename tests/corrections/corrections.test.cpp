@@ -70,7 +70,7 @@ void check_crk_reproduces_linear_fields(int nx) {
   const Open<D> c(nx, D == 3 ? 50 : 30);
   const exec::host ex;
   const auto factors = corrections::compute_crk_factors<K>(ex, c.view(), c.domain, c.list);
-  const auto s = corrections::detail::with_volumes(c.view(), factors.volume_span());
+  const auto s = c.view().with_volumes(factors.volume_span());
   const ops::Corrections<ops::CRK<D, double>> crk{factors.state(), {}, {}};
   const auto g = slope<D>();
   std::vector<double> one(c.p.x.size(), 1.0), f;
@@ -121,7 +121,7 @@ TEST_CASE("corrections: grad A and grad B are the query-position derivatives of 
   const Open<2> c(12, 30);
   const exec::host ex;
   const auto factors = corrections::compute_crk_factors<K>(ex, c.view(), c.domain, c.list);
-  const auto references = corrections::detail::with_volumes(c.view(), factors.volume_span());
+  const auto references = c.view().with_volumes(factors.volume_span());
   const auto n = std::int64_t(c.p.x.size());
   // The corner's ∇B is far from symmetric, so the layout (derivative axis first) is tested.
   const auto& corner = factors.grad_b[0];
@@ -133,7 +133,7 @@ TEST_CASE("corrections: grad A and grad B are the query-position derivatives of 
       const auto at = [&](double shift) {
         auto moved = c.p;
         moved.x[std::size_t(k)][gamma] += shift;
-        const auto queries = corrections::detail::with_volumes(moved.view(), factors.volume_span());
+        const auto queries = moved.view().with_volumes(factors.volume_span());
         const auto list = build_neighbor_list<S::SuperSymmetric>(
             ex, queries.search_points(), references.search_points(), c.domain);
         std::vector<double> a(static_cast<std::size_t>(n));
@@ -403,7 +403,7 @@ TEST_CASE("corrections: bad calls are rejected before any work, naming the argum
       {out.data(), n}, {v.data(), n}, {v.data(), n}, {m.data(), n}};
   CHECK_THROWS_WITH(corrections::crk_factors_into<K>(ex, s, s, c.domain, c.list, state),
                     Catch::Contains("argument `references`: needs volumes"));
-  const auto weighted = corrections::detail::with_volumes(s, span(out));
+  const auto weighted = s.with_volumes(span(out));
   corrections::CRKOptions<double> options;
   options.tau = -1;
   CHECK_THROWS_WITH(
@@ -434,9 +434,8 @@ TEST_CASE("corrections: bad calls are rejected before any work, naming the argum
       apply<ops::Interpolate<K>>(ex, s, other.view(), c.domain, c.list, span(f), span(f), {}, crk),
       Catch::Contains("argument `corrections.crk`: CRK factors describe one particle "
                       "set"));
-  CHECK_NOTHROW(apply<ops::Interpolate<K>>(
-      ex, s, corrections::detail::with_volumes(other.view(), factors.volume_span()), c.domain,
-      c.list, span(f), span(f), {}, crk));
+  CHECK_NOTHROW(apply<ops::Interpolate<K>>(ex, s, other.view().with_volumes(factors.volume_span()),
+                                           c.domain, c.list, span(f), span(f), {}, crk));
   for (const double x : out) {
     REQUIRE(x == 7.0);
   }

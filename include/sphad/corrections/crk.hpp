@@ -227,19 +227,20 @@ struct StoreQuotient {
 /// Stage 1: the apparent volumes V_i = 1/Σ_j W(x_ij, h_i) (Gather, self included) of one set,
 /// 0 for masked queries and where the sum is 0 (C3), into `volumes` ([N]). `adjacency`: a list
 /// or grid of the set against itself covering Gather and Scatter pairs (e.g. SuperSymmetric).
-template <class Kernel, class Exec, int D, class T, class Adjacency>
+template <class Kernel, class Exec, class Set, class Adjacency>
 void apparent_volumes_into(const Exec& exec,
-                           const ParticleSet<D, T>& particles,
-                           const Domain<D, primal_t<T>>& domain,
+                           const Set& particles,
+                           const Domain<Set::dim, typename Set::primal_scalar>& domain,
                            const Adjacency& adjacency,
-                           Span<T> volumes,
+                           Span<ops::detail::call_scalar_t<Set>> volumes,
                            OperationDirection direction = OperationDirection::AllToAll) {
   constexpr const char* function = "corrections::apparent_volumes";
+  using T = ops::detail::call_scalar_t<Set>;
   detail::require_output(volumes, particles.size(), function, "volumes");
   ops::detail::evaluate_all<detail::KernelSum<Kernel>>(
       exec, particles, particles, domain, adjacency, Span<const ops::NoField>{},
-      Span<const ops::NoField>{}, ApplyOptions<primal_t<T>>{direction, 0}, ops::Uncorrected{},
-      detail::StoreReciprocal<T>{volumes.data}, function);
+      Span<const ops::NoField>{}, ApplyOptions<typename Set::primal_scalar>{direction, 0},
+      ops::Uncorrected{}, detail::StoreReciprocal<T>{volumes.data}, function);
 }
 
 /// The four CRK state arrays a pipeline writes, in the space's memory ([N] each).
@@ -255,15 +256,18 @@ struct CRKStateSpans {
 /// references' volumes, normally the apparent volumes of stage 1 on the same set) and the
 /// factors A, B, ∇A, ∇B of each query, with the limiter (C2). The moments' derivatives are
 /// those of the query position with x_j and V_j held (the RK shape functions' derivatives).
-template <class Kernel, class Exec, int D, class T, class Adjacency>
-void crk_factors_into(const Exec& exec,
-                      const ParticleSet<D, T>& queries,
-                      const ParticleSet<D, T>& references,
-                      const Domain<D, primal_t<T>>& domain,
-                      const Adjacency& adjacency,
-                      const CRKStateSpans<D, T>& out,
-                      const CRKOptions<primal_t<T>>& options = {}) {
+template <class Kernel, class Exec, class Queries, class References, class Adjacency>
+void crk_factors_into(
+    const Exec& exec,
+    const Queries& queries,
+    const References& references,
+    const Domain<Queries::dim, typename Queries::primal_scalar>& domain,
+    const Adjacency& adjacency,
+    const CRKStateSpans<Queries::dim, ops::detail::call_scalar_t<Queries, References>>& out,
+    const CRKOptions<typename Queries::primal_scalar>& options = {}) {
   constexpr const char* function = "corrections::crk_factors";
+  constexpr int D = Queries::dim;
+  using T = ops::detail::call_scalar_t<Queries, References>;
   const std::int64_t n = queries.size();
   detail::require_output(out.a, n, function, "out.a");
   detail::require_output(out.b, n, function, "out.b");
@@ -276,8 +280,8 @@ void crk_factors_into(const Exec& exec,
                 sphad::detail::concat("must be >= 0 (got ", options.tau, ")"));
   ops::detail::evaluate_all<detail::MomentSum<Kernel>>(
       exec, queries, references, domain, adjacency, Span<const ops::NoField>{},
-      Span<const ops::NoField>{}, ApplyOptions<primal_t<T>>{options.direction, 0},
-      ops::Uncorrected{},
+      Span<const ops::NoField>{},
+      ApplyOptions<typename Queries::primal_scalar>{options.direction, 0}, ops::Uncorrected{},
       detail::StoreCRKFactors<D, T>{out.a.data, out.b.data, out.grad_a.data, out.grad_b.data,
                                     options.tau},
       function);
@@ -286,24 +290,25 @@ void crk_factors_into(const Exec& exec,
 /// Stage 4, the diagnostic CRK density ρ_i = Σ_j m_j V_j Ŵ_ij / Σ_j V_j² Ŵ_ij with the
 /// CRK-corrected Scatter kernel of `state` (V: the particles' volumes), 0 where the
 /// denominator is 0 (C3) and for masked queries.
-template <class Kernel, class Exec, int D, class T, class Adjacency>
-void crk_density_into(const Exec& exec,
-                      const ParticleSet<D, T>& particles,
-                      const Domain<D, primal_t<T>>& domain,
-                      const Adjacency& adjacency,
-                      const ops::CRK<D, T>& state,
-                      Span<T> density,
-                      OperationDirection direction = OperationDirection::AllToAll) {
+template <class Kernel, class Exec, class Set, class Adjacency, class CRKState>
+void crk_density_into(
+    const Exec& exec,
+    const Set& particles,
+    const Domain<Set::dim, typename Set::primal_scalar>& domain,
+    const Adjacency& adjacency,
+    const CRKState& state,
+    Span<ops::detail::call_scalar_t<Set, Set, ops::Corrections<CRKState>>> density,
+    OperationDirection direction = OperationDirection::AllToAll) {
   constexpr const char* function = "corrections::crk_density";
+  using T = ops::detail::call_scalar_t<Set, Set, ops::Corrections<CRKState>>;
   detail::require_output(density, particles.size(), function, "density");
   SPHAD_REQUIRE(particles.volumes.size == particles.size(), function, "particles",
                 sphad::detail::concat("needs volumes (the apparent volumes; got ",
                                       particles.volumes.size, " for ", particles.size(), ")"));
   ops::detail::evaluate_all<detail::CRKDensitySums<Kernel>>(
       exec, particles, particles, domain, adjacency, Span<const ops::NoField>{},
-      Span<const ops::NoField>{}, ApplyOptions<primal_t<T>>{direction, 0},
-      ops::Corrections<ops::CRK<D, T>>{state, {}, {}}, detail::StoreQuotient<T>{density.data},
-      function);
+      Span<const ops::NoField>{}, ApplyOptions<typename Set::primal_scalar>{direction, 0},
+      ops::Corrections<CRKState>{state, {}, {}}, detail::StoreQuotient<T>{density.data}, function);
 }
 
 /// Everything `compute_crk_factors` produces, in the memory of `Exec`.
@@ -331,19 +336,28 @@ struct CRKFactors {
 /// The whole pipeline on one particle set (C4): stage 1, stages 2–3 weighted by the apparent
 /// volumes, stage 4. Three launches, stream-ordered allocations, no synchronization. Like the
 /// reference's `computeCRKFactors`: no lattice calibration, no other correction inside.
-template <class Kernel, class Exec, int D, class T, class Adjacency>
-CRKFactors<D, T, Exec> compute_crk_factors(const Exec& exec,
-                                           const ParticleSet<D, T>& particles,
-                                           const Domain<D, primal_t<T>>& domain,
-                                           const Adjacency& adjacency,
-                                           const CRKOptions<primal_t<T>>& options = {}) {
+/// Every input view may carry tangents (`with_positions(with_tangents(x, dx))`, ...): the
+/// factors are then dual numbers holding the pipeline's directional derivatives, ready to pass
+/// to a JVP of a corrected operator (`state()`).
+template <class Kernel,
+          class Exec,
+          class Set,
+          class Adjacency,
+          int D = Set::dim,
+          class T = ops::detail::call_scalar_t<Set>>
+CRKFactors<D, T, Exec>
+compute_crk_factors(const Exec& exec,
+                    const Set& particles,
+                    const Domain<D, typename Set::primal_scalar>& domain,
+                    const Adjacency& adjacency,
+                    const CRKOptions<typename Set::primal_scalar>& options = {}) {
   const std::int64_t n = particles.size();
   CRKFactors<D, T, Exec> f{Buffer<T, Exec>(exec, n),         Buffer<T, Exec>(exec, n),
                            Buffer<T, Exec>(exec, n),         Buffer<Vec<T, D>, Exec>(exec, n),
                            Buffer<Vec<T, D>, Exec>(exec, n), Buffer<Mat<T, D, D>, Exec>(exec, n)};
   apparent_volumes_into<Kernel>(exec, particles, domain, adjacency, Span<T>{f.volumes.data(), n},
                                 options.direction);
-  const auto weighted = detail::with_volumes(particles, f.volume_span());
+  const auto weighted = particles.with_volumes(f.volume_span());
   crk_factors_into<Kernel>(
       exec, weighted, weighted, domain, adjacency,
       CRKStateSpans<D, T>{
@@ -356,13 +370,19 @@ CRKFactors<D, T, Exec> compute_crk_factors(const Exec& exec,
 
 /// The same with the kernel chosen at run time (the reference's `computeCRKFactors(kernel)`),
 /// over the kernels of `Kernels`; throws naming `kernel` for one not in the list.
-template <class Kernels = kernels::AllKernels, class Exec, int D, class T, class Adjacency>
-CRKFactors<D, T, Exec> compute_crk_factors(const Exec& exec,
-                                           KernelId kernel,
-                                           const ParticleSet<D, T>& particles,
-                                           const Domain<D, primal_t<T>>& domain,
-                                           const Adjacency& adjacency,
-                                           const CRKOptions<primal_t<T>>& options = {}) {
+template <class Kernels = kernels::AllKernels,
+          class Exec,
+          class Set,
+          class Adjacency,
+          int D = Set::dim,
+          class T = ops::detail::call_scalar_t<Set>>
+CRKFactors<D, T, Exec>
+compute_crk_factors(const Exec& exec,
+                    KernelId kernel,
+                    const Set& particles,
+                    const Domain<D, typename Set::primal_scalar>& domain,
+                    const Adjacency& adjacency,
+                    const CRKOptions<typename Set::primal_scalar>& options = {}) {
   return ops::detail::dispatch_enabled_kernel(
       kernel, "corrections::compute_crk_factors", "kernel",
       [&](auto k) {

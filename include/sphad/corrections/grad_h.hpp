@@ -34,13 +34,15 @@ struct KernelDhSum : Stage<Kernel, SupportScheme::Gather, true> {
 };
 
 /// Ω_i = 1 + h_i S_i/(D ρ_i); 1 where ρ_i = 0 and for masked queries (S_i = 0).
-template <int D, class T>
+template <int D, class T, class Supports, class Densities>
 struct StoreOmega {
   T* out;
-  const T* supports;
-  const T* densities;
+  Supports supports;
+  Densities densities;
   SPHAD_HOST_DEVICE SPHAD_INLINE void operator()(std::int64_t i, const T& sum) const {
-    out[i] = T(1) + safe_divide(supports[i] * sum, T(D) * densities[i]);
+    const auto h = sphad::detail::convert_scalars<T>(supports[i]);
+    const auto rho = sphad::detail::convert_scalars<T>(densities[i]);
+    out[i] = T(1) + safe_divide(h * sum, T(D) * rho);
   }
 };
 
@@ -49,13 +51,18 @@ struct StoreOmega {
 /// Ω of every particle of one set into `omegas` ([N]); the particles need densities (ρ from
 /// their Density). `options` carries the direction and the calibration (which, if the
 /// densities were calibrated, must match). `adjacency`: a list or grid covering Gather pairs.
-template <class Kernel, class Exec, int D, class T, class Adjacency>
+template <class Kernel,
+          class Exec,
+          class Set,
+          class Adjacency,
+          int D = Set::dim,
+          class T = ops::detail::call_scalar_t<Set>>
 void grad_h_omegas_into(const Exec& exec,
-                        const ParticleSet<D, T>& particles,
-                        const Domain<D, primal_t<T>>& domain,
+                        const Set& particles,
+                        const Domain<D, typename Set::primal_scalar>& domain,
                         const Adjacency& adjacency,
                         Span<T> omegas,
-                        const ApplyOptions<primal_t<T>>& options = {}) {
+                        const ApplyOptions<typename Set::primal_scalar>& options = {}) {
   constexpr const char* function = "corrections::grad_h_omegas";
   detail::require_output(omegas, particles.size(), function, "omegas");
   SPHAD_REQUIRE(particles.densities.size == particles.size(), function, "particles",
@@ -64,18 +71,25 @@ void grad_h_omegas_into(const Exec& exec,
   ops::detail::evaluate_all<detail::KernelDhSum<Kernel>>(
       exec, particles, particles, domain, adjacency, Span<const ops::NoField>{},
       Span<const ops::NoField>{}, options, ops::Uncorrected{},
-      detail::StoreOmega<D, T>{omegas.data, particles.supports.data, particles.densities.data},
+      detail::StoreOmega<D, T, decltype(particles.supports), decltype(particles.densities)>{
+          omegas.data, particles.supports, particles.densities},
       function);
 }
 
 /// `grad_h_omegas_into` with the output allocated here (stream-ordered). Use it as
 /// `ops::GradH<T>{Ω, Ω}` (query = reference) or with each set's own Ω.
-template <class Kernel, class Exec, int D, class T, class Adjacency>
+/// Inputs with tangents give dual Ω (their JVP), ready for a grad-h operator's JVP.
+template <class Kernel,
+          class Exec,
+          class Set,
+          class Adjacency,
+          int D = Set::dim,
+          class T = ops::detail::call_scalar_t<Set>>
 Buffer<T, Exec> compute_omegas(const Exec& exec,
-                               const ParticleSet<D, T>& particles,
-                               const Domain<D, primal_t<T>>& domain,
+                               const Set& particles,
+                               const Domain<D, typename Set::primal_scalar>& domain,
                                const Adjacency& adjacency,
-                               const ApplyOptions<primal_t<T>>& options = {}) {
+                               const ApplyOptions<typename Set::primal_scalar>& options = {}) {
   Buffer<T, Exec> omegas(exec, particles.size());
   grad_h_omegas_into<Kernel>(exec, particles, domain, adjacency,
                              Span<T>{omegas.data(), omegas.size()}, options);
@@ -83,13 +97,18 @@ Buffer<T, Exec> compute_omegas(const Exec& exec,
 }
 
 /// The same with the kernel chosen at run time, over the kernels of `Kernels`.
-template <class Kernels = kernels::AllKernels, class Exec, int D, class T, class Adjacency>
+template <class Kernels = kernels::AllKernels,
+          class Exec,
+          class Set,
+          class Adjacency,
+          int D = Set::dim,
+          class T = ops::detail::call_scalar_t<Set>>
 Buffer<T, Exec> compute_omegas(const Exec& exec,
                                KernelId kernel,
-                               const ParticleSet<D, T>& particles,
-                               const Domain<D, primal_t<T>>& domain,
+                               const Set& particles,
+                               const Domain<D, typename Set::primal_scalar>& domain,
                                const Adjacency& adjacency,
-                               const ApplyOptions<primal_t<T>>& options = {}) {
+                               const ApplyOptions<typename Set::primal_scalar>& options = {}) {
   return ops::detail::dispatch_enabled_kernel(
       kernel, "corrections::compute_omegas", "kernel",
       [&](auto k) {

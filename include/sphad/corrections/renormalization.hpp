@@ -91,19 +91,22 @@ struct StoreRenormalization {
 template <class Kernel,
           SupportScheme Support = SupportScheme::Gather,
           class Exec,
-          int D,
-          class T,
+          class Queries,
+          class References,
           class Adjacency,
-          class Corr = ops::Uncorrected>
-void renormalization_matrices_into(const Exec& exec,
-                                   const ParticleSet<D, T>& queries,
-                                   const ParticleSet<D, T>& references,
-                                   const Domain<D, primal_t<T>>& domain,
-                                   const Adjacency& adjacency,
-                                   Span<Mat<T, D, D>> matrices,
-                                   Span<Mat<T, D, D>> covariances = {},
-                                   const ApplyOptions<primal_t<T>>& options = {},
-                                   const Corr& corrections = {}) {
+          class Corr = ops::Uncorrected,
+          int D = Queries::dim,
+          class T = ops::detail::call_scalar_t<Queries, References, Corr>>
+void renormalization_matrices_into(
+    const Exec& exec,
+    const Queries& queries,
+    const References& references,
+    const Domain<D, typename Queries::primal_scalar>& domain,
+    const Adjacency& adjacency,
+    Span<Mat<T, D, D>> matrices,
+    Span<Mat<T, D, D>> covariances = {},
+    const ApplyOptions<typename Queries::primal_scalar>& options = {},
+    const Corr& corrections = {}) {
   constexpr const char* function = "corrections::renormalization_matrices";
   detail::require_output(matrices, queries.size(), function, "matrices");
   detail::require_output(covariances, queries.size(), function, "covariances", true);
@@ -126,20 +129,23 @@ struct RenormalizationMatrices {
 };
 
 /// `renormalization_matrices_into` with the outputs allocated here (stream-ordered).
+/// Inputs with tangents give dual matrices (their JVP), ready for a corrected operator's JVP.
 template <class Kernel,
           SupportScheme Support = SupportScheme::Gather,
           class Exec,
-          int D,
-          class T,
+          class Queries,
+          class References,
           class Adjacency,
-          class Corr = ops::Uncorrected>
+          class Corr = ops::Uncorrected,
+          int D = Queries::dim,
+          class T = ops::detail::call_scalar_t<Queries, References, Corr>>
 RenormalizationMatrices<D, T, Exec>
 compute_renormalization(const Exec& exec,
-                        const ParticleSet<D, T>& queries,
-                        const ParticleSet<D, T>& references,
-                        const Domain<D, primal_t<T>>& domain,
+                        const Queries& queries,
+                        const References& references,
+                        const Domain<D, typename Queries::primal_scalar>& domain,
                         const Adjacency& adjacency,
-                        const ApplyOptions<primal_t<T>>& options = {},
+                        const ApplyOptions<typename Queries::primal_scalar>& options = {},
                         const Corr& corrections = {}) {
   const std::int64_t n = queries.size();
   RenormalizationMatrices<D, T, Exec> out{Buffer<Mat<T, D, D>, Exec>(exec, n),
@@ -156,18 +162,20 @@ compute_renormalization(const Exec& exec,
 template <class Kernels = kernels::AllKernels,
           class Supports = ops::AllSupportSchemes,
           class Exec,
-          int D,
-          class T,
+          class Queries,
+          class References,
           class Adjacency,
-          class Corr = ops::Uncorrected>
+          class Corr = ops::Uncorrected,
+          int D = Queries::dim,
+          class T = ops::detail::call_scalar_t<Queries, References, Corr>>
 RenormalizationMatrices<D, T, Exec>
 compute_renormalization(const Exec& exec,
                         const OperationProperties& properties,
-                        const ParticleSet<D, T>& queries,
-                        const ParticleSet<D, T>& references,
-                        const Domain<D, primal_t<T>>& domain,
+                        const Queries& queries,
+                        const References& references,
+                        const Domain<D, typename Queries::primal_scalar>& domain,
                         const Adjacency& adjacency,
-                        const ApplyOptions<primal_t<T>>& options = {},
+                        const ApplyOptions<typename Queries::primal_scalar>& options = {},
                         const Corr& corrections = {}) {
   constexpr const char* function = "corrections::compute_renormalization";
   return ops::detail::dispatch_enabled_kernel(

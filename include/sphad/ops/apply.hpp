@@ -69,53 +69,130 @@ struct StoreAt {
   }
 };
 
+/// The query field element F with its scalar promoted to the reference element RF's and S
+/// (NoField stays NoField).
+template <class F, class RF, class S>
+struct promoted_field {
+  using type = rebind_scalar_t<F, promote_all_t<scalar_of_t<F>, scalar_of_t<RF>, S>>;
+};
+template <class RF, class S>
+struct promoted_field<NoField, RF, S> {
+  using type = NoField;
+};
+
+/// The scalar the pair terms of a call compute in: the promotion of every particle field's and
+/// correction state's scalar (plain unless one carries tangents).
+template <class Queries, class References = Queries, class Corr = Uncorrected>
+using call_scalar_t = promote_all_t<particle_scalar_t<Queries>,
+                                    particle_scalar_t<References>,
+                                    typename Corr::scalar_type>;
+
+/// The types of one operator call: `scalar` is what the pair terms compute in (the promotion of
+/// every particle field's and correction state's scalar: plain unless one carries tangents),
+/// `field` the field values' element promoted to it (value tangents alone leave `scalar` plain:
+/// the value-only JVP keeps the kernel work plain), `output` what each query gets.
+template <class Op,
+          class Queries,
+          class References,
+          class QueryValues,
+          class ReferenceValues,
+          class Corr>
+struct CallTypes {
+  static_assert(Queries::dim == References::dim,
+                "sphad::apply: queries and references must have the same dimension D");
+  static constexpr int dim = Queries::dim;
+  using scalar = call_scalar_t<Queries, References, Corr>;
+  using field = typename promoted_field<view_element_t<QueryValues>,
+                                        view_element_t<ReferenceValues>,
+                                        scalar>::type;
+  using output = typename Op::template output_t<dim, scalar, field>;
+};
+
+template <class Op,
+          class Queries,
+          class References,
+          class QueryValues,
+          class ReferenceValues,
+          class Corr>
+using output_of_t =
+    typename CallTypes<Op, Queries, References, QueryValues, ReferenceValues, Corr>::output;
+
 /// One query particle's sum: zero when its kind is filtered out (ref-operators §3.1), else the
 /// operator's pair terms over the accepted neighbours, accumulated in neighbour order; `store`
-/// writes it.
-template <class Op, class Neighbors, int D, class T, class F, class Out, class Corr, class Store>
+/// writes it. Every input is read through its view and converted to the call's scalar.
+template <class Op,
+          class Neighbors,
+          class Queries,
+          class References,
+          class QueryValues,
+          class ReferenceValues,
+          class Corr,
+          class Store>
 struct Evaluate {
+  using Types = CallTypes<Op, Queries, References, QueryValues, ReferenceValues, Corr>;
+  using T = typename Types::scalar;
+  using F = typename Types::field;
+  using Out = typename Types::output;
+  static constexpr int D = Types::dim;
+
   Neighbors neighbors;
-  ParticleSet<D, T> queries, references;
+  Queries queries;
+  References references;
   Domain<D, primal_t<T>> domain;
   KindFilter filter;
-  Span<const F> query_values, reference_values;
+  QueryValues query_values;
+  ReferenceValues reference_values;
   T factor;
   Corr corrections;
   Store store;
 
+  template <class X, class View>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static X read(const View& view, std::int64_t i) {
+    return sphad::detail::convert_scalars<X>(view[i]);
+  }
+  template <class View>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static T read_optional(const View& view, std::int64_t i) {
+    return view.size > 0 ? read<T>(view, i) : T(0);
+  }
+
   SPHAD_HOST_DEVICE void operator()(std::int64_t i) const {
     Out sum{};
     if (filter.accepts_query(queries.kinds[i])) {
-      const Vec<T, D> x_i = queries.positions[i];
-      const T h_i = queries.supports[i];
-      const T rho_i = queries.densities.size > 0 ? queries.densities[i] : T(0);
+      const auto x_i = read<Vec<T, D>>(queries.positions, i);
+      const auto h_i = read<T>(queries.supports, i);
+      const T rho_i = read_optional(queries.densities, i);
       F f_i{};
       if constexpr (Op::needs_values) {
-        f_i = Op::uses_grad_h ? corrections.grad_h.query(query_values[i], i) : query_values[i];
+        f_i = read<F>(query_values, i);
+        if constexpr (Op::uses_grad_h) {
+          f_i = corrections.grad_h.query(f_i, i);
+        }
       }
       neighbors.for_each(i, x_i, h_i, [&](std::int32_t j) {
         if (!filter.accepts_reference(references.kinds[j])) {
           return;
         }
-        const T rho_j = references.densities.size > 0 ? references.densities[j] : T(0);
-        const T m_j = references.masses[j];
+        const T rho_j = read_optional(references.densities, j);
+        const auto m_j = read<T>(references.masses, j);
         Pair<typename Op::kernel_type, Op::support, D, T, F, Corr> pair{
             i,
             j,
             corrections,
-            domain.difference(x_i, references.positions[j]),
+            domain.difference(x_i, read<Vec<T, D>>(references.positions, j)),
             h_i,
-            references.supports[j],
+            read<T>(references.supports, j),
             m_j,
             rho_i,
             rho_j,
-            references.volumes.size > 0 ? references.volumes[j] : safe_divide(m_j, rho_j),
+            references.volumes.size > 0 ? read<T>(references.volumes, j) : safe_divide(m_j, rho_j),
             f_i,
             F{},
             factor};
         if constexpr (Op::needs_values) {
-          pair.f_j = Op::uses_grad_h ? corrections.grad_h.reference(reference_values[j], j)
-                                     : reference_values[j];
+          pair.f_j = read<F>(reference_values, j);
+          if constexpr (Op::uses_grad_h) {
+            pair.f_j = corrections.grad_h.reference(pair.f_j, j);
+          }
         }
         sum += Op::term(pair);
       });
@@ -124,8 +201,8 @@ struct Evaluate {
   }
 };
 
-template <int D, class T>
-void validate_particles(const ParticleSet<D, T>& set,
+template <class Set>
+void validate_particles(const Set& set,
                         bool needs_densities,
                         const char* function,
                         const char* name) {
@@ -152,15 +229,19 @@ void validate_particles(const ParticleSet<D, T>& set,
 /// The correction states must cover the query (CRK, renormalization) and both sets (grad-h);
 /// CRK factors describe one particle set, so a distinct reference set needs its own volumes
 /// (decision C4).
-template <int D, class T, class CRKType, class RenormalizationType, class GradHType>
+template <class Queries,
+          class References,
+          class CRKType,
+          class RenormalizationType,
+          class GradHType>
 void validate_corrections(const Corrections<CRKType, RenormalizationType, GradHType>& c,
-                          const ParticleSet<D, T>& queries,
-                          const ParticleSet<D, T>& references,
+                          const Queries& queries,
+                          const References& references,
                           const char* function) {
   const std::int64_t nq = queries.size();
   const std::int64_t nr = references.size();
   if constexpr (!std::is_same_v<CRKType, NoCRK>) {
-    SPHAD_REQUIRE(queries.positions.data == references.positions.data ||
+    SPHAD_REQUIRE(primal_view(queries.positions).data == primal_view(references.positions).data ||
                       references.volumes.size > 0,
                   function, "corrections.crk",
                   "CRK factors describe one particle set; with a distinct reference set pass the "
@@ -188,15 +269,21 @@ void validate_corrections(const Corrections<CRKType, RenormalizationType, GradHT
 }
 
 /// Checks the call (all but the output and the adjacency) and returns the calibration factor.
-template <class Op, int D, class T, class F, class Corr>
-primal_t<T> validate_call(const ParticleSet<D, T>& queries,
-                          const ParticleSet<D, T>& references,
-                          const Domain<D, primal_t<T>>& domain,
-                          Span<const F> query_values,
-                          Span<const F> reference_values,
-                          const ApplyOptions<primal_t<T>>& options,
-                          const Corr& corrections,
-                          const char* function) {
+template <class Op,
+          class Queries,
+          class References,
+          class QueryValues,
+          class ReferenceValues,
+          class Corr,
+          class R>
+R validate_call(const Queries& queries,
+                const References& references,
+                const Domain<Queries::dim, R>& domain,
+                const QueryValues& query_values,
+                const ReferenceValues& reference_values,
+                const ApplyOptions<R>& options,
+                const Corr& corrections,
+                const char* function) {
   validate_particles(queries, Op::needs_densities, function, "queries");
   // Symmetric schemes and consistentDivergence read ρ_i; the reference side needs ρ_j (or
   // volumes) for V_j.
@@ -217,13 +304,13 @@ primal_t<T> validate_call(const ParticleSet<D, T>& queries,
                 sphad::detail::concat("unknown OperationDirection (got ",
                                       static_cast<int>(options.direction), ", expected 0-14)"));
   if (options.calibration_n_h > 0) {
-    return primal_t<T>(
-        kernels::lattice_density_factor(Op::kernel_type::id, double(options.calibration_n_h), D));
+    return R(kernels::lattice_density_factor(Op::kernel_type::id, double(options.calibration_n_h),
+                                             Queries::dim));
   }
   SPHAD_REQUIRE(
       options.calibration_n_h == 0, function, "options.calibration_n_h",
       sphad::detail::concat("must be 0 (off) or > 0 (got ", options.calibration_n_h, ")"));
-  return primal_t<T>(1);
+  return R(1);
 }
 
 /// The neighbours of each query: the rows of a list (checked against Nq)...
@@ -247,27 +334,35 @@ traversal(const Exec&, const search::HashGrid<D, R, Exec>& grid, std::int64_t, c
 
 /// Validates a call whose output has already been checked and launches it: `store(i, value)`
 /// receives each query's result.
-template <class Op, class Exec, class Adjacency, int D, class T, class F, class Corr, class Store>
+template <class Op,
+          class Exec,
+          class Adjacency,
+          class Queries,
+          class References,
+          class QueryValues,
+          class ReferenceValues,
+          class Corr,
+          class Store>
 void evaluate_all(const Exec& exec,
-                  const ParticleSet<D, T>& queries,
-                  const ParticleSet<D, T>& references,
-                  const Domain<D, primal_t<T>>& domain,
+                  const Queries& queries,
+                  const References& references,
+                  const Domain<Queries::dim, typename Queries::primal_scalar>& domain,
                   const Adjacency& adjacency,
-                  Span<const F> query_values,
-                  Span<const F> reference_values,
-                  const ApplyOptions<primal_t<T>>& options,
+                  const QueryValues& query_values,
+                  const ReferenceValues& reference_values,
+                  const ApplyOptions<typename Queries::primal_scalar>& options,
                   const Corr& corrections,
                   Store store,
                   const char* function) {
   const auto factor = validate_call<Op>(queries, references, domain, query_values, reference_values,
                                         options, corrections, function);
   const auto neighbors = traversal<Op::support>(exec, adjacency, queries.size(), function);
-  using Out = typename Op::template output_t<D, T, F>;
-  exec::for_each_index(
-      exec, queries.size(),
-      Evaluate<Op, std::remove_const_t<decltype(neighbors)>, D, T, F, Out, Corr, Store>{
-          neighbors, queries, references, domain, kind_filter(options.direction), query_values,
-          reference_values, T(factor), corrections, store});
+  using Launch = Evaluate<Op, std::remove_const_t<decltype(neighbors)>, Queries, References,
+                          QueryValues, ReferenceValues, Corr, Store>;
+  exec::for_each_index(exec, queries.size(),
+                       Launch{neighbors, queries, references, domain,
+                              kind_filter(options.direction), query_values, reference_values,
+                              typename Launch::T(factor), corrections, store});
 }
 
 } // namespace ops::detail
@@ -284,29 +379,35 @@ void evaluate_all(const Exec& exec,
 /// missing densities or values, a list of the wrong length, an output of the wrong length, bad
 /// domains, unknown directions, bad calibration and incomplete correction states (O6). Nq = 0
 /// launches nothing; Nr = 0 gives zeros (O7).
-/// @param query_values, reference_values  field values [Nq], [Nr] (Density, Covariance: none).
+/// Every floating input may carry tangents (forward mode, architecture §3): a set or correction
+/// state with `Dual` elements or `DualView`s (`with_tangents`), or dual field values; the output
+/// then carries the directional derivatives (`jvp` returns them as separate arrays).
+/// @param query_values, reference_values  field values [Nq], [Nr] (Density, Covariance: none):
+///        `Span`s of scalars, `Vec`s or `Mat`s, or `DualView`s of them.
 template <class Op,
           class Exec,
-          int D,
-          class T,
+          class Queries,
+          class References,
           class Adjacency,
-          class F,
+          class QueryValues,
+          class ReferenceValues,
           class Corr = ops::Uncorrected>
-void apply_into(const Exec& exec,
-                const ParticleSet<D, T>& queries,
-                const ParticleSet<D, T>& references,
-                const Domain<D, primal_t<T>>& domain,
-                const Adjacency& adjacency,
-                Span<const F> query_values,
-                Span<const F> reference_values,
-                Span<typename Op::template output_t<D, T, F>> out,
-                const ApplyOptions<primal_t<T>>& options = {},
-                const Corr& corrections = {}) {
+void apply_into(
+    const Exec& exec,
+    const Queries& queries,
+    const References& references,
+    const Domain<Queries::dim, typename Queries::primal_scalar>& domain,
+    const Adjacency& adjacency,
+    const QueryValues& query_values,
+    const ReferenceValues& reference_values,
+    Span<ops::detail::output_of_t<Op, Queries, References, QueryValues, ReferenceValues, Corr>> out,
+    const ApplyOptions<typename Queries::primal_scalar>& options = {},
+    const Corr& corrections = {}) {
   constexpr const char* function = "apply";
   SPHAD_REQUIRE(
       out.size == queries.size(), function, "out",
       sphad::detail::concat("has ", out.size, " entries for ", queries.size(), " queries"));
-  using Out = typename Op::template output_t<D, T, F>;
+  using Out = ops::detail::output_of_t<Op, Queries, References, QueryValues, ReferenceValues, Corr>;
   ops::detail::evaluate_all<Op>(exec, queries, references, domain, adjacency, query_values,
                                 reference_values, options, corrections,
                                 ops::detail::StoreAt<Out>{out.data}, function);
@@ -317,22 +418,23 @@ void apply_into(const Exec& exec,
 /// or a `search::HashGrid` (grid traversal).
 template <class Op,
           class Exec,
-          int D,
-          class T,
+          class Queries,
+          class References,
           class Adjacency,
-          class F = ops::NoField,
+          class QueryValues = Span<const ops::NoField>,
+          class ReferenceValues = QueryValues,
           class Corr = ops::Uncorrected>
-Buffer<typename Op::template output_t<D, T, F>, Exec>
+Buffer<ops::detail::output_of_t<Op, Queries, References, QueryValues, ReferenceValues, Corr>, Exec>
 apply(const Exec& exec,
-      const ParticleSet<D, T>& queries,
-      const ParticleSet<D, T>& references,
-      const Domain<D, primal_t<T>>& domain,
+      const Queries& queries,
+      const References& references,
+      const Domain<Queries::dim, typename Queries::primal_scalar>& domain,
       const Adjacency& adjacency,
-      Span<const F> query_values = {},
-      Span<const F> reference_values = {},
-      const ApplyOptions<primal_t<T>>& options = {},
+      const QueryValues& query_values = {},
+      const ReferenceValues& reference_values = {},
+      const ApplyOptions<typename Queries::primal_scalar>& options = {},
       const Corr& corrections = {}) {
-  using Out = typename Op::template output_t<D, T, F>;
+  using Out = ops::detail::output_of_t<Op, Queries, References, QueryValues, ReferenceValues, Corr>;
   Buffer<Out, Exec> out(exec, queries.size());
   apply_into<Op>(exec, queries, references, domain, adjacency, query_values, reference_values,
                  Span<Out>{out.data(), out.size()}, options, corrections);

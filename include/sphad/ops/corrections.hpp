@@ -4,6 +4,7 @@
 
 #include <sphad/config.hpp>
 
+#include <sphad/ad/dual_view.hpp>
 #include <sphad/math/mat.hpp>
 #include <sphad/math/vec.hpp>
 #include <sphad/search/points.hpp>
@@ -20,6 +21,7 @@ namespace sphad::ops {
 
 /// No CRK: Ŵ = W, ∇Ŵ = ∇W.
 struct NoCRK {
+  using scalar_type = void; ///< no input
   template <class P>
   SPHAD_HOST_DEVICE SPHAD_INLINE auto value(const P& p) const {
     return p.w();
@@ -36,30 +38,53 @@ struct NoCRK {
 ///   ∇Ŵ_ij = A_i W_ij B_i + A_i (1 + B_i·x_ij) ∇W_ij + (1 + B_i·x_ij) W_ij ∇A_i
 ///           + A_i W_ij (∇B_i x_ij),
 /// with ∇B stored derivative-first (∇B[γ][c] = ∂B_c/∂x_γ), so (∇B x)_γ = Σ_c ∇B[γ][c] x_c.
-template <int D, class T>
+/// The four arrays are views (`Span` by default; `with_tangents` pairs them with tangent arrays).
+template <int D,
+          class T,
+          class A = Span<const T>,
+          class B = Span<const Vec<T, D>>,
+          class GradA = Span<const Vec<T, D>>,
+          class GradB = Span<const Mat<T, D, D>>>
 struct CRK {
-  Span<const T> a;                 ///< [Nq]
-  Span<const Vec<T, D>> b;         ///< [Nq]
-  Span<const Vec<T, D>> grad_a;    ///< [Nq]
-  Span<const Mat<T, D, D>> grad_b; ///< [Nq], derivative axis first
+  using scalar_type =
+      promote_all_t<view_scalar_t<A>, view_scalar_t<B>, view_scalar_t<GradA>, view_scalar_t<GradB>>;
+  A a;          ///< [Nq]
+  B b;          ///< [Nq]
+  GradA grad_a; ///< [Nq]
+  GradB grad_b; ///< [Nq], derivative axis first
 
   template <class P>
-  SPHAD_HOST_DEVICE SPHAD_INLINE T value(const P& p) const {
-    return a[p.i] * (T(1) + dot(b[p.i], p.x_ij)) * p.w();
+  SPHAD_HOST_DEVICE SPHAD_INLINE auto value(const P& p) const {
+    return a[p.i] * (1 + dot(b[p.i], p.x_ij)) * p.w();
   }
   template <class P>
-  SPHAD_HOST_DEVICE SPHAD_INLINE Vec<T, D> gradient(const P& p) const {
-    const T w = p.w();
-    const T a_i = a[p.i];
-    const T linear = T(1) + dot(b[p.i], p.x_ij);
-    return b[p.i] * (a_i * w) + p.gradient() * (a_i * linear) + grad_a[p.i] * (linear * w) +
+  SPHAD_HOST_DEVICE SPHAD_INLINE auto gradient(const P& p) const {
+    const auto w = p.w();
+    const auto a_i = a[p.i];
+    const auto b_i = b[p.i];
+    const auto linear = 1 + dot(b_i, p.x_ij);
+    return b_i * (a_i * w) + p.gradient() * (a_i * linear) + grad_a[p.i] * (linear * w) +
            (grad_b[p.i] * p.x_ij) * (a_i * w);
   }
   SPHAD_HOST_DEVICE SPHAD_INLINE std::int64_t size() const { return a.size; }
+
+  /// This state with N tangent directions of A, B, ∇A and ∇B (each [N · Nq], direction-major).
+  template <int N = 1>
+  auto with_tangents(Span<const T> da,
+                     Span<const Vec<T, D>> db,
+                     Span<const Vec<T, D>> dgrad_a,
+                     Span<const Mat<T, D, D>> dgrad_b) const {
+    return CRK<D, T, DualView<T, N>, DualView<Vec<T, D>, N>, DualView<Vec<T, D>, N>,
+               DualView<Mat<T, D, D>, N>>{sphad::with_tangents<N>(primal_view(a), da),
+                                          sphad::with_tangents<N>(primal_view(b), db),
+                                          sphad::with_tangents<N>(primal_view(grad_a), dgrad_a),
+                                          sphad::with_tangents<N>(primal_view(grad_b), dgrad_b)};
+  }
 };
 
 /// No renormalization.
 struct NoRenormalization {
+  using scalar_type = void;
   template <class G>
   SPHAD_HOST_DEVICE SPHAD_INLINE G apply(const G& g, std::int64_t) const {
     return g;
@@ -69,17 +94,27 @@ struct NoRenormalization {
 
 /// Gradient renormalization: Ĝ_ij ← L_i Ĝ_ij after CRK (ref-corrections §3.4), in Gradient,
 /// Divergence, Curl, the non-Naive Laplacians and Covariance.
-template <int D, class T>
+template <int D, class T, class Matrices = Span<const Mat<T, D, D>>>
 struct Renormalization {
-  Span<const Mat<T, D, D>> matrices; ///< L_i, [Nq]
-  SPHAD_HOST_DEVICE SPHAD_INLINE Vec<T, D> apply(const Vec<T, D>& g, std::int64_t i) const {
+  using scalar_type = view_scalar_t<Matrices>;
+  Matrices matrices; ///< L_i, [Nq]
+  template <class G>
+  SPHAD_HOST_DEVICE SPHAD_INLINE auto apply(const G& g, std::int64_t i) const {
     return matrices[i] * g;
   }
   SPHAD_HOST_DEVICE SPHAD_INLINE std::int64_t size() const { return matrices.size; }
+
+  /// This state with N tangent directions of L ([N · Nq], direction-major).
+  template <int N = 1>
+  auto with_tangents(Span<const Mat<T, D, D>> dmatrices) const {
+    return Renormalization<D, T, DualView<Mat<T, D, D>, N>>{
+        sphad::with_tangents<N>(primal_view(matrices), dmatrices)};
+  }
 };
 
 /// No grad-h terms.
 struct NoGradH {
+  using scalar_type = void;
   template <class F>
   SPHAD_HOST_DEVICE SPHAD_INLINE F query(const F& f, std::int64_t) const {
     return f;
@@ -92,10 +127,11 @@ struct NoGradH {
 
 /// Grad-h: Gradient, Divergence, Curl and Laplacian divide f_i by Ω_i and f_j by Ω_j
 /// (decision O4; Interpolate, Density and Covariance ignore it).
-template <class T>
+template <class T, class QueryOmegas = Span<const T>, class ReferenceOmegas = Span<const T>>
 struct GradH {
-  Span<const T> query_omegas;     ///< [Nq]
-  Span<const T> reference_omegas; ///< [Nr]
+  using scalar_type = promote_all_t<view_scalar_t<QueryOmegas>, view_scalar_t<ReferenceOmegas>>;
+  QueryOmegas query_omegas;         ///< [Nq]
+  ReferenceOmegas reference_omegas; ///< [Nr]
   template <class F>
   SPHAD_HOST_DEVICE SPHAD_INLINE F query(const F& f, std::int64_t i) const {
     return f / query_omegas[i];
@@ -104,6 +140,14 @@ struct GradH {
   SPHAD_HOST_DEVICE SPHAD_INLINE F reference(const F& f, std::int64_t j) const {
     return f / reference_omegas[j];
   }
+
+  /// This state with N tangent directions of the query and reference Ω ([N · Nq], [N · Nr]).
+  template <int N = 1>
+  auto with_tangents(Span<const T> dquery, Span<const T> dreference) const {
+    return GradH<T, DualView<T, N>, DualView<T, N>>{
+        sphad::with_tangents<N>(primal_view(query_omegas), dquery),
+        sphad::with_tangents<N>(primal_view(reference_omegas), dreference)};
+  }
 };
 
 /// The corrections of one operator call, one type per correction.
@@ -111,6 +155,10 @@ template <class CRKType = NoCRK,
           class RenormalizationType = NoRenormalization,
           class GradHType = NoGradH>
 struct Corrections {
+  /// The scalar the corrections bring into the pair terms (`void`: none).
+  using scalar_type = promote_all_t<typename CRKType::scalar_type,
+                                    typename RenormalizationType::scalar_type,
+                                    typename GradHType::scalar_type>;
   CRKType crk{};
   RenormalizationType renormalization{};
   GradHType grad_h{};

@@ -4,6 +4,7 @@
 
 #include <sphad/config.hpp>
 
+#include <sphad/ad/dual_view.hpp>
 #include <sphad/ad/safe.hpp>
 #include <sphad/kernels/kernel_traits.hpp>
 #include <sphad/kernels/support.hpp>
@@ -266,6 +267,18 @@ struct CovarianceResult {
     return *this;
   }
 };
+
+} // namespace sphad::ops
+
+namespace sphad {
+/// A Covariance result's scalar is its matrix's.
+template <class T, int D>
+struct scalar_of<ops::CovarianceResult<T, D>, void> {
+  using type = T;
+};
+} // namespace sphad
+
+namespace sphad::ops {
 
 template <class Kernel, SupportScheme Support = SupportScheme::Gather>
 struct Covariance : detail::OperatorBase<Kernel, Support> {

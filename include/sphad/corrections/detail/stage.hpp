@@ -38,11 +38,4 @@ void require_output(const S& span,
                                       optional ? " (or pass none)" : ""));
 }
 
-/// A set's views with `volumes` replaced.
-template <int D, class T>
-ParticleSet<D, T> with_volumes(ParticleSet<D, T> set, Span<const T> volumes) {
-  set.volumes = volumes;
-  return set;
-}
-
 } // namespace sphad::corrections::detail

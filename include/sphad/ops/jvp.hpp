@@ -1,0 +1,166 @@
+// SPDX-FileCopyrightText: The sphad authors
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <sphad/config.hpp>
+
+#include <sphad/ad/dual_view.hpp>
+#include <sphad/ops/apply.hpp>
+
+#include <cstdint>
+#include <type_traits>
+
+/// \file
+/// \brief `jvp<Op>`: an operator's primal output and its directional derivatives as separate
+/// arrays, from inputs whose views carry tangents (architecture §3, decisions A1–A4).
+
+namespace sphad {
+
+namespace ops::detail {
+
+/// The primal part of an output (the outer dual layer's values; Covariance keeps its count).
+template <class X>
+SPHAD_HOST_DEVICE SPHAD_INLINE auto value_part(const X& x) {
+  if constexpr (is_vec_v<X>) {
+    return sphad::detail::generate_vec<X::dim>([&](int k) { return value_part(x[k]); });
+  } else if constexpr (is_mat_v<X>) {
+    return sphad::detail::generate_mat<X::rows, X::cols>(
+        [&](int r, int c) { return value_part(x(r, c)); });
+  } else if constexpr (is_dual_v<X>) {
+    return x.value;
+  } else {
+    using T = decltype(value_part(x.matrix(0, 0)));
+    constexpr int D = decltype(x.matrix)::rows;
+    return CovarianceResult<T, D>{value_part(x.matrix), x.neighbors};
+  }
+}
+
+/// Tangent k of an output, shaped like its primal part (a Covariance tangent's count is 0).
+template <class X>
+SPHAD_HOST_DEVICE SPHAD_INLINE auto tangent_part(const X& x, int k) {
+  if constexpr (is_vec_v<X>) {
+    return sphad::detail::generate_vec<X::dim>([&](int c) { return tangent_part(x[c], k); });
+  } else if constexpr (is_mat_v<X>) {
+    return sphad::detail::generate_mat<X::rows, X::cols>(
+        [&](int r, int c) { return tangent_part(x(r, c), k); });
+  } else if constexpr (is_dual_v<X>) {
+    return x.tangent[k];
+  } else {
+    using T = decltype(tangent_part(x.matrix(0, 0), k));
+    constexpr int D = decltype(x.matrix)::rows;
+    return CovarianceResult<T, D>{tangent_part(x.matrix, k), 0};
+  }
+}
+
+/// Stores query i's primal at primal[i] and its tangent k at tangents[k · n + i].
+template <class Out, int N>
+struct StoreSplit {
+  using Primal = decltype(value_part(std::declval<Out>()));
+  Primal* primal;
+  Primal* tangents;
+  std::int64_t n;
+  SPHAD_HOST_DEVICE SPHAD_INLINE void operator()(std::int64_t i, const Out& value) const {
+    primal[i] = value_part(value);
+    SPHAD_PRAGMA_UNROLL
+    for (int k = 0; k < N; ++k) {
+      tangents[k * n + i] = tangent_part(value, k);
+    }
+  }
+};
+
+/// The primal output type and tangent count of a JVP call.
+template <class Op, class Queries, class References, class QV, class RV, class Corr>
+struct JVPTypes {
+  using output = output_of_t<Op, Queries, References, QV, RV, Corr>;
+  static_assert(is_dual_v<scalar_of_t<output>>,
+                "sphad::jvp: no input carries tangents; give at least one input a DualView "
+                "(with_tangents) or Dual elements, or call apply");
+  static constexpr int directions = tangent_count_v<scalar_of_t<output>>;
+  using primal = typename StoreSplit<output, directions>::Primal;
+};
+
+} // namespace ops::detail
+
+/// The primal output [Nq] and the N tangent outputs [N · Nq] (direction k at k · Nq) of a JVP.
+template <class Out, class Exec>
+struct JVPResult {
+  Buffer<Out, Exec> primal;
+  Buffer<Out, Exec> tangents;
+};
+
+/// Forward mode: evaluates `Op` like `apply_into` and writes the primal output to `primal`
+/// ([Nq]) and the directional derivatives to `tangents` ([N · Nq], direction-major). Any input
+/// view may carry tangents — a `DualView` pairing a primal array with N tangent arrays
+/// (`with_tangents`; sets: `with_positions(...)` etc.; correction states: `.with_tangents(...)`)
+/// or an array of `Dual` elements — and only those pay; an input without tangents is an exact
+/// zero direction. Kinds, neighbour lists, grids and the domain carry none (decision A2: they
+/// cannot be given any). The primal equals `apply`'s bitwise. Allocates nothing and never
+/// synchronizes. Throws like `apply_into` (argument names `primal`, `tangents` for outputs).
+template <class Op,
+          class Exec,
+          class Queries,
+          class References,
+          class Adjacency,
+          class QueryValues,
+          class ReferenceValues,
+          class Corr = ops::Uncorrected,
+          class Types =
+              ops::detail::JVPTypes<Op, Queries, References, QueryValues, ReferenceValues, Corr>>
+void jvp_into(const Exec& exec,
+              const Queries& queries,
+              const References& references,
+              const Domain<Queries::dim, typename Queries::primal_scalar>& domain,
+              const Adjacency& adjacency,
+              const QueryValues& query_values,
+              const ReferenceValues& reference_values,
+              Span<typename Types::primal> primal,
+              Span<typename Types::primal> tangents,
+              const ApplyOptions<typename Queries::primal_scalar>& options = {},
+              const Corr& corrections = {}) {
+  constexpr const char* function = "jvp";
+  const std::int64_t n = queries.size();
+  SPHAD_REQUIRE(primal.size == n, function, "primal",
+                sphad::detail::concat("has ", primal.size, " entries for ", n, " queries"));
+  SPHAD_REQUIRE(tangents.size == Types::directions * n, function, "tangents",
+                sphad::detail::concat("has ", tangents.size, " entries; ", Types::directions,
+                                      " direction(s) of ", n, " queries need ",
+                                      Types::directions * n));
+  ops::detail::evaluate_all<Op>(exec, queries, references, domain, adjacency, query_values,
+                                reference_values, options, corrections,
+                                ops::detail::StoreSplit<typename Types::output, Types::directions>{
+                                    primal.data, tangents.data, n},
+                                function);
+}
+
+/// `jvp_into` with both outputs allocated here (stream-ordered on CUDA, no synchronization).
+template <class Op,
+          class Exec,
+          class Queries,
+          class References,
+          class Adjacency,
+          class QueryValues = Span<const ops::NoField>,
+          class ReferenceValues = QueryValues,
+          class Corr = ops::Uncorrected,
+          class Types =
+              ops::detail::JVPTypes<Op, Queries, References, QueryValues, ReferenceValues, Corr>>
+JVPResult<typename Types::primal, Exec>
+jvp(const Exec& exec,
+    const Queries& queries,
+    const References& references,
+    const Domain<Queries::dim, typename Queries::primal_scalar>& domain,
+    const Adjacency& adjacency,
+    const QueryValues& query_values = {},
+    const ReferenceValues& reference_values = {},
+    const ApplyOptions<typename Queries::primal_scalar>& options = {},
+    const Corr& corrections = {}) {
+  using Primal = typename Types::primal;
+  const std::int64_t n = queries.size();
+  JVPResult<Primal, Exec> out{Buffer<Primal, Exec>(exec, n),
+                              Buffer<Primal, Exec>(exec, Types::directions * n)};
+  jvp_into<Op>(exec, queries, references, domain, adjacency, query_values, reference_values,
+               Span<Primal>{out.primal.data(), out.primal.size()},
+               Span<Primal>{out.tangents.data(), out.tangents.size()}, options, corrections);
+  return out;
+}
+
+} // namespace sphad
