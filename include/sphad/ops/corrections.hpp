@@ -164,6 +164,15 @@ struct Corrections {
   GradHType grad_h{};
 };
 
+/// `Corrections{crk}`, `Corrections{crk, renormalization}`, `Corrections{crk, renormalization,
+/// grad_h}` deduce their types (pass `NoCRK{}` etc. for the ones left out).
+template <class C>
+Corrections(C) -> Corrections<C>;
+template <class C, class R>
+Corrections(C, R) -> Corrections<C, R>;
+template <class C, class R, class G>
+Corrections(C, R, G) -> Corrections<C, R, G>;
+
 /// No corrections at all (the default).
 using Uncorrected = Corrections<>;
 

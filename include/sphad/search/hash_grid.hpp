@@ -13,6 +13,7 @@
 #include <sphad/search/support_radius.hpp>
 
 #include <cstdint>
+#include <type_traits>
 
 #if defined(__CUDACC__)
 #include <sphad/exec/cuda.hpp>
@@ -39,6 +40,9 @@ struct HashGridView {
 /// A cell list over a reference set, in the memory of `Exec`. Build with `build_hash_grid`.
 template <int D, class T, class Exec>
 struct HashGrid {
+  static_assert(std::is_floating_point_v<T>,
+                "sphad::search::HashGrid: a search grid is plain float or double (never dual: "
+                "neighbour structures carry no tangents, decision A2)");
   GridLayout<D, T> layout;
   T radius; ///< the largest search radius it serves (cell width ≥ radius)
   Buffer<std::int32_t, Exec> sorted_index;
