@@ -157,11 +157,12 @@ struct MomentSum : Stage<Kernel, SupportScheme::Scatter> {
   using output_t = Moments<D, T>;
   template <class P>
   SPHAD_HOST_DEVICE static auto term(const P& p) {
-    using T = decltype(p.h_i);
+    using T = typename P::scalar;
     constexpr int D = decltype(p.x_ij)::dim;
+    using sphad::detail::convert_scalars;
     const T w = p.w();
-    const Vec<T, D> g = p.gradient();
-    const Vec<T, D>& x = p.x_ij;
+    const auto g = convert_scalars<Vec<T, D>>(p.gradient());
+    const auto x = convert_scalars<Vec<T, D>>(p.x_ij);
     const T v = p.volume_j;
     const T vw = v * w;
     Moments<D, T> m;
@@ -207,7 +208,7 @@ struct CRKDensitySums : Stage<Kernel, SupportScheme::Scatter> {
   using output_t = Vec<T, 2>;
   template <class P>
   SPHAD_HOST_DEVICE static auto term(const P& p) {
-    using T = decltype(p.h_i);
+    using T = typename P::scalar;
     const T vw = p.volume_j * p.corrected_value();
     return Vec<T, 2>{p.m_j * vw, p.volume_j * vw};
   }

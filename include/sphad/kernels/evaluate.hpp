@@ -72,19 +72,88 @@ SPHAD_HOST_DEVICE SPHAD_INLINE R dk_over_q(const R& q) {
   }
 }
 
+/// The outer dual layer of a pair vector or support, split: its values and its tangent k;
+/// `outer` says whether X carries the outer layer R at all (else X is already inner-typed and its
+/// outer tangents are zero).
+template <class R, class X>
+inline constexpr bool outer_v = std::is_same_v<X, R>;
+
+template <class R, class T, int D>
+SPHAD_HOST_DEVICE SPHAD_INLINE auto outer_values(const Vec<T, D>& x) {
+  if constexpr (outer_v<R, T>) {
+    return sphad::detail::generate_vec<D>([&](int c) { return x[c].value; });
+  } else {
+    return x;
+  }
+}
+template <class R, class H>
+SPHAD_HOST_DEVICE SPHAD_INLINE auto outer_value(const H& h) {
+  if constexpr (outer_v<R, H>) {
+    return h.value;
+  } else {
+    return h;
+  }
+}
+template <class T, int D>
+SPHAD_HOST_DEVICE SPHAD_INLINE auto outer_tangent(const Vec<T, D>& x, int k) {
+  return sphad::detail::generate_vec<D>([&](int c) { return x[c].tangent[k]; });
+}
+
 } // namespace detail
+
+// Declared ahead: the dual paths of `value` and `gradient` use them.
+template <class K, class T, int D, class H>
+SPHAD_HOST_DEVICE Vec<promote_t<T, H>, D> gradient(const Vec<T, D>& x, const H& h);
+template <class K, class T, int D, class H>
+SPHAD_HOST_DEVICE Mat<promote_t<T, H>, D, D> hessian(const Vec<T, D>& x, const H& h);
+template <class K, class T, int D, class H>
+SPHAD_HOST_DEVICE promote_t<T, H> value_dh(const Vec<T, D>& x, const H& h);
+template <class K, class T, int D, class H>
+SPHAD_HOST_DEVICE Vec<promote_t<T, H>, D> gradient_dh(const Vec<T, D>& x, const H& h);
 
 /// W(x, h) = C_d k(q) / h^D.
 template <class K, class T, int D, class H>
 SPHAD_HOST_DEVICE promote_t<T, H> value(const Vec<T, D>& x, const H& h) {
   check_kernel<K, D>();
   using R = promote_t<T, H>;
-  const auto [r, q] = detail::geometry(x, h);
-  (void)r;
-  if (!detail::inside<K>(q)) {
-    return R(0);
+  if constexpr (is_dual_v<R>) {
+    // First order by the chain rule around one evaluation of the layer below (cheaper than dual
+    // arithmetic through k(q); inner layers differentiate that evaluation): the tangent is
+    // ∇W·ẋ + ∂W/∂h ḣ, each term only for an input that carries the outer layer. ∇W·ẋ =
+    // g (x·ẋ) with the gradient's scalar g, sharing r and q with W.
+    const auto xv = detail::outer_values<R>(x);
+    const auto hv = detail::outer_value<R>(h);
+    const auto [r, q] = detail::geometry(xv, hv);
+    (void)r;
+    using P = std::decay_t<decltype(q)>;
+    if (!detail::inside<K>(q)) {
+      return R(0);
+    }
+    const P c = detail::normalization<K, D, P>();
+    R out(c * K::template k<D>(q) / ipow(P(hv), D)); // the plain path's operations
+    if constexpr (detail::outer_v<R, T>) {
+      const P g = c * detail::dk_over_q<K, D>(q) / ipow(P(hv), D + 2);
+      SPHAD_PRAGMA_UNROLL
+      for (int k = 0; k < R::tangent_count; ++k) {
+        out.tangent[k] += g * dot(xv, detail::outer_tangent(x, k));
+      }
+    }
+    if constexpr (detail::outer_v<R, H>) {
+      const auto dh = value_dh<K>(xv, hv);
+      SPHAD_PRAGMA_UNROLL
+      for (int k = 0; k < R::tangent_count; ++k) {
+        out.tangent[k] += dh * h.tangent[k];
+      }
+    }
+    return out;
+  } else {
+    const auto [r, q] = detail::geometry(x, h);
+    (void)r;
+    if (!detail::inside<K>(q)) {
+      return R(0);
+    }
+    return detail::normalization<K, D, R>() * K::template k<D>(q) / ipow(R(h), D);
   }
-  return detail::normalization<K, D, R>() * K::template k<D>(q) / ipow(R(h), D);
 }
 
 /// ∇W(x, h) with respect to x (that is, to x_i): C_d k'(q)/h^(D+1) x̂ = g(q) x.
@@ -92,13 +161,58 @@ template <class K, class T, int D, class H>
 SPHAD_HOST_DEVICE Vec<promote_t<T, H>, D> gradient(const Vec<T, D>& x, const H& h) {
   check_kernel<K, D>();
   using R = promote_t<T, H>;
-  const auto [r, q] = detail::geometry(x, h);
-  (void)r;
-  if (!detail::inside<K>(q)) {
-    return Vec<R, D>{};
+  if constexpr (is_dual_v<R>) {
+    // The chain rule as in `value`: the tangent is H ẋ + ∂∇W/∂h ḣ, with H ẋ =
+    // C/h^(D+2) [g ẋ + (k''(q) − g)(x·ẋ) x/r²], g = k'(q)/q (the Hessian; at r = 0 only g ẋ
+    // remains: the coincident-particle limit of decision A5).
+    const auto xv = detail::outer_values<R>(x);
+    const auto hv = detail::outer_value<R>(h);
+    const auto [r, q] = detail::geometry(xv, hv);
+    using P = std::decay_t<decltype(q)>;
+    if (!detail::inside<K>(q)) {
+      return Vec<R, D>{};
+    }
+    const P c = detail::normalization<K, D, P>();
+    const P g = detail::dk_over_q<K, D>(q);
+    const P scalar = c * g / ipow(P(hv), D + 2); // the plain path's operations
+    Vec<R, D> out{};
+    SPHAD_PRAGMA_UNROLL
+    for (int a = 0; a < D; ++a) {
+      out[a] = R(xv[a] * scalar);
+    }
+    if constexpr (detail::outer_v<R, T>) {
+      const P scale = c / ipow(P(hv), D + 2);
+      const P radial = value_of(r) > 0 ? P((K::template d2k<D>(q) - g) / (r * r)) : P(0);
+      SPHAD_PRAGMA_UNROLL
+      for (int k = 0; k < R::tangent_count; ++k) {
+        const auto t = detail::outer_tangent(x, k);
+        const P along = radial * dot(xv, t);
+        SPHAD_PRAGMA_UNROLL
+        for (int a = 0; a < D; ++a) {
+          out[a].tangent[k] += scale * (g * t[a] + along * xv[a]);
+        }
+      }
+    }
+    if constexpr (detail::outer_v<R, H>) {
+      const auto dh = gradient_dh<K>(xv, hv);
+      SPHAD_PRAGMA_UNROLL
+      for (int k = 0; k < R::tangent_count; ++k) {
+        SPHAD_PRAGMA_UNROLL
+        for (int a = 0; a < D; ++a) {
+          out[a].tangent[k] += dh[a] * h.tangent[k];
+        }
+      }
+    }
+    return out;
+  } else {
+    const auto [r, q] = detail::geometry(x, h);
+    (void)r;
+    if (!detail::inside<K>(q)) {
+      return Vec<R, D>{};
+    }
+    const R g = detail::normalization<K, D, R>() * detail::dk_over_q<K, D>(q) / ipow(R(h), D + 2);
+    return x * g;
   }
-  const R g = detail::normalization<K, D, R>() * detail::dk_over_q<K, D>(q) / ipow(R(h), D + 2);
-  return x * g;
 }
 
 /// The Hessian ∂²W/∂x∂x = C_d/h^(D+2) [g I + (k''(q) − g) x̂ x̂ᵀ], g = k'(q)/q; exact (no ε) and

@@ -18,21 +18,21 @@ namespace sphad {
 /// for negative x. Works for dual scalars (their product rule gives the tangent).
 template <class T>
 SPHAD_HOST_DEVICE SPHAD_INLINE constexpr T ipow(const T& x, int n) {
-  if (n < 0) {
-    return T(1) / ipow(x, -n);
-  }
+  // Not recursive, so that calls with a constant n inline and unroll.
+  const bool negative = n < 0;
+  unsigned m = negative ? 0u - unsigned(n) : unsigned(n);
   T result(1);
   T base = x;
-  while (n > 0) {
-    if (n & 1) {
+  while (m > 0) {
+    if (m & 1u) {
       result *= base;
     }
-    n >>= 1;
-    if (n > 0) {
+    m >>= 1;
+    if (m > 0) {
       base *= base;
     }
   }
-  return result;
+  return negative ? T(1) / result : result;
 }
 
 /// The larger of `a` and `b` in the promoted type; on a tie, `a` (decision A3: max(h_i, h_j)

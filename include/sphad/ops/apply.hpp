@@ -50,13 +50,15 @@ struct ListNeighbors {
   }
 };
 
-/// Neighbours of query i straight from the search grid, in the list's order.
+/// Neighbours of query i straight from the search grid, in the list's order (found from the
+/// primal position and support: the neighbour set carries no tangents, decision A3).
 template <SupportScheme S, int D, class R>
 struct GridNeighbors {
   search::HashGridView<D, R> grid;
   template <class X, class H, class F>
   SPHAD_HOST_DEVICE SPHAD_INLINE void for_each(std::int64_t, const X& x, const H& h, F&& f) const {
-    search::for_each_neighbor<S>(grid, x, h, R(0), f);
+    const auto primal_x = sphad::detail::generate_vec<D>([&](int k) { return R(value_of(x[k])); });
+    search::for_each_neighbor<S>(grid, primal_x, R(value_of(h)), R(0), f);
   }
 };
 
@@ -102,10 +104,32 @@ struct CallTypes {
                 "sphad::apply: queries and references must have the same dimension D");
   static constexpr int dim = Queries::dim;
   using scalar = call_scalar_t<Queries, References, Corr>;
+  /// Each input's own scalar: what the pair terms read (an input without tangents stays plain).
+  template <class View>
+  using of = view_scalar_t<View>; // the scalar of a view
+  using Q = Queries;
+  using R = References;
+  using pair_scalars =
+      PairScalars<promote_all_t<of<decltype(Q::positions)>, of<decltype(R::positions)>>,
+                  promote_all_t<of<decltype(Q::supports)>, of<decltype(R::supports)>>,
+                  of<decltype(R::masses)>,
+                  promote_all_t<of<decltype(Q::densities)>, of<decltype(R::densities)>>,
+                  promote_all_t<of<decltype(R::volumes)>,
+                                of<decltype(R::masses)>,
+                                of<decltype(Q::densities)>,
+                                of<decltype(R::densities)>>, // V_j is m_j/ρ_j without volumes
+                  scalar>;
+  /// The field as the pair terms read it: the values' element, promoted by Ω's scalar (grad-h
+  /// divides the values).
   using field = typename promoted_field<view_element_t<QueryValues>,
                                         view_element_t<ReferenceValues>,
-                                        scalar>::type;
-  using output = typename Op::template output_t<dim, scalar, field>;
+                                        typename decltype(Corr::grad_h)::scalar_type>::type;
+  using output =
+      typename Op::template output_t<dim,
+                                     scalar,
+                                     typename promoted_field<view_element_t<QueryValues>,
+                                                             view_element_t<ReferenceValues>,
+                                                             scalar>::type>;
 };
 
 template <class Op,
@@ -131,6 +155,7 @@ template <class Op,
 struct Evaluate {
   using Types = CallTypes<Op, Queries, References, QueryValues, ReferenceValues, Corr>;
   using T = typename Types::scalar;
+  using S = typename Types::pair_scalars;
   using F = typename Types::field;
   using Out = typename Types::output;
   static constexpr int D = Types::dim;
@@ -142,7 +167,7 @@ struct Evaluate {
   KindFilter filter;
   QueryValues query_values;
   ReferenceValues reference_values;
-  T factor;
+  primal_t<T> factor;
   Corr corrections;
   Store store;
 
@@ -150,17 +175,21 @@ struct Evaluate {
   SPHAD_HOST_DEVICE SPHAD_INLINE static X read(const View& view, std::int64_t i) {
     return sphad::detail::convert_scalars<X>(view[i]);
   }
-  template <class View>
-  SPHAD_HOST_DEVICE SPHAD_INLINE static T read_optional(const View& view, std::int64_t i) {
-    return view.size > 0 ? read<T>(view, i) : T(0);
+  template <class X, class View>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static X read_optional(const View& view, std::int64_t i) {
+    return view.size > 0 ? read<X>(view, i) : X(0);
   }
 
   SPHAD_HOST_DEVICE void operator()(std::int64_t i) const {
+    using X = typename S::position;
+    using H = typename S::support;
+    using Rho = typename S::density;
+    using V = typename S::volume;
     Out sum{};
     if (filter.accepts_query(queries.kinds[i])) {
-      const auto x_i = read<Vec<T, D>>(queries.positions, i);
-      const auto h_i = read<T>(queries.supports, i);
-      const T rho_i = read_optional(queries.densities, i);
+      const auto x_i = read<Vec<X, D>>(queries.positions, i);
+      const auto h_i = read<H>(queries.supports, i);
+      const auto rho_i = read_optional<Rho>(queries.densities, i);
       F f_i{};
       if constexpr (Op::needs_values) {
         f_i = read<F>(query_values, i);
@@ -172,19 +201,20 @@ struct Evaluate {
         if (!filter.accepts_reference(references.kinds[j])) {
           return;
         }
-        const T rho_j = read_optional(references.densities, j);
-        const auto m_j = read<T>(references.masses, j);
-        Pair<typename Op::kernel_type, Op::support, D, T, F, Corr> pair{
+        const auto rho_j = read_optional<Rho>(references.densities, j);
+        const auto m_j = read<typename S::mass>(references.masses, j);
+        Pair<typename Op::kernel_type, Op::support, D, S, F, Corr> pair{
             i,
             j,
             corrections,
-            domain.difference(x_i, read<Vec<T, D>>(references.positions, j)),
+            domain.difference(x_i, read<Vec<X, D>>(references.positions, j)),
             h_i,
-            read<T>(references.supports, j),
+            read<H>(references.supports, j),
             m_j,
             rho_i,
             rho_j,
-            references.volumes.size > 0 ? read<T>(references.volumes, j) : safe_divide(m_j, rho_j),
+            references.volumes.size > 0 ? read<V>(references.volumes, j)
+                                        : V(safe_divide(m_j, rho_j)),
             f_i,
             F{},
             factor};
@@ -362,7 +392,7 @@ void evaluate_all(const Exec& exec,
   exec::for_each_index(exec, queries.size(),
                        Launch{neighbors, queries, references, domain,
                               kind_filter(options.direction), query_values, reference_values,
-                              typename Launch::T(factor), corrections, store});
+                              factor, corrections, store});
 }
 
 } // namespace ops::detail

@@ -134,9 +134,7 @@ struct Divergence : detail::FieldDerivative<Kernel, Support> {
   template <class P>
   SPHAD_HOST_DEVICE static auto term(const P& p) {
     if constexpr (Consistent) {
-      P consistent = p;
-      consistent.volume_j = p.volume_j * p.rho_j / p.rho_i;
-      return detail::contract<Mode>(detail::coefficient<Scheme>(consistent),
+      return detail::contract<Mode>(detail::coefficient<Scheme>(p, p.volume_j * p.rho_j / p.rho_i),
                                     p.corrected_gradient());
     } else {
       return detail::contract<Mode>(detail::coefficient<Scheme>(p), p.corrected_gradient());
@@ -192,19 +190,20 @@ struct Laplacian : detail::FieldDerivative<Kernel, Support> {
 
   template <class P>
   SPHAD_HOST_DEVICE static auto term(const P& p) {
-    using F = decltype(p.f_j);
-    using T = decltype(p.h_i);
+    // One scalar for everything (the call's: dual when any input is), and the field in it.
+    using T = typename P::scalar;
+    using Field = std::decay_t<decltype(p.f_j)>;
+    using S = promote_t<T, scalar_of_t<Field>>;
+    using F = rebind_scalar_t<Field, S>;
     using Parts = detail::Components<F>;
-    // The scalar of sums mixing field components with geometry: dual when either is (a
-    // value-only JVP has plain geometry and dual values).
-    using S = promote_t<T, std::decay_t<decltype(Parts::at(std::declval<F&>(), 0))>>;
+    using sphad::detail::convert_scalars;
     constexpr int D = decltype(p.x_ij)::dim;
     const F q = Difference == GradientScheme::Symmetric
-                    ? F((p.f_j - p.f_i) * (p.m_j * p.rho_i / (p.rho_j * p.rho_j)))
-                    : F((p.f_j - p.f_i) * p.volume_j);
+                    ? convert_scalars<F>((p.f_j - p.f_i) * (p.m_j * p.rho_i / (p.rho_j * p.rho_j)))
+                    : convert_scalars<F>((p.f_j - p.f_i) * p.volume_j);
     F out{};
     if constexpr (Scheme == LaplacianScheme::Naive) {
-      out = q * p.laplacian();
+      out = convert_scalars<F>(q * p.laplacian());
     } else {
       const T r = safe_norm(p.x_ij);
       if (!(value_of(r) > 0)) {
@@ -212,8 +211,8 @@ struct Laplacian : detail::FieldDerivative<Kernel, Support> {
       }
       const T h_ij = p.support();
       const T d1 = r + primal_t<T>(1e-8) * h_ij;
-      const Vec<T, D> n = p.x_ij / d1;
-      const Vec<T, D> g = p.corrected_gradient();
+      const auto n = convert_scalars<Vec<T, D>>(p.x_ij) / d1;
+      const auto g = convert_scalars<Vec<T, D>>(p.corrected_gradient());
       if constexpr (Scheme == LaplacianScheme::Brookshaw) {
         out = q * (T(-2) * dot(g, n) / d1);
       } else if constexpr (Scheme == LaplacianScheme::Default) {
@@ -292,10 +291,11 @@ struct Covariance : detail::OperatorBase<Kernel, Support> {
   using output_t = CovarianceResult<T, D>;
   template <class P>
   SPHAD_HOST_DEVICE static auto term(const P& p) {
-    using T = decltype(p.h_i);
+    using T = typename P::scalar;
     constexpr int D = decltype(p.x_ij)::dim;
     CovarianceResult<T, D> out;
-    out.matrix = outer(-p.x_ij, p.corrected_gradient()) * p.volume_j;
+    out.matrix = sphad::detail::convert_scalars<Mat<T, D, D>>(
+        outer(-p.x_ij, p.corrected_gradient()) * p.volume_j);
     out.neighbors = value_of(p.corrected_value()) > 0 ? 1 : 0;
     return out;
   }

@@ -16,19 +16,24 @@ namespace sphad::ops::detail {
 template <class F>
 struct dependent_false : std::false_type {};
 
-/// The gradient-family coefficient c_ij of a scheme (ref-operators §4.3), field-shaped.
-template <GradientScheme G, class P>
-SPHAD_HOST_DEVICE SPHAD_INLINE auto coefficient(const P& p) {
+/// The gradient-family coefficient c_ij of a scheme (ref-operators §4.3), field-shaped, with
+/// the reference volume `volume` (V_j, or consistentDivergence's V_j ρ_j/ρ_i).
+template <GradientScheme G, class P, class V>
+SPHAD_HOST_DEVICE SPHAD_INLINE auto coefficient(const P& p, const V& volume) {
   if constexpr (G == GradientScheme::Naive) {
-    return p.f_j * p.volume_j;
+    return p.f_j * volume;
   } else if constexpr (G == GradientScheme::Symmetric) {
     return (p.f_i / (p.rho_i * p.rho_i) + p.f_j / (p.rho_j * p.rho_j)) * (p.m_j * p.rho_i);
   } else if constexpr (G == GradientScheme::Difference) {
-    return (p.f_j - p.f_i) * p.volume_j;
+    return (p.f_j - p.f_i) * volume;
   } else {
     static_assert(G == GradientScheme::Summation, "sphad::ops: unknown GradientScheme");
-    return (p.f_j + p.f_i) * p.volume_j;
+    return (p.f_j + p.f_i) * volume;
   }
+}
+template <GradientScheme G, class P>
+SPHAD_HOST_DEVICE SPHAD_INLINE auto coefficient(const P& p) {
+  return coefficient<G>(p, p.volume_j);
 }
 
 /// c ⊗ G with the derivative axis last (decision O1): scalar → [D], vector [K] → [K, D].
