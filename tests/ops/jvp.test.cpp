@@ -108,6 +108,22 @@ TEST_CASE("jvp: the primal equals apply bitwise and paired views equal materiali
         with_tangents(view_of(in.v.value), view_of(in.v.tangent)), view_of(v));
 }
 
+TEST_CASE("jvp: grid traversal equals the neighbour list bitwise", "[jvp]") {
+  const test::JVPInputs<3> in(true);
+  const exec::host ex;
+  const auto set = tangent_set(in);
+  const auto values = with_tangents(view_of(in.v.value), view_of(in.v.tangent));
+  using Op = ops::Divergence<Kernel, GradientScheme::Symmetric, SupportScheme::Scatter>;
+  const auto list = build_neighbor_list<SupportScheme::Scatter>(ex, set.search_points(),
+                                                                set.search_points(), in.domain);
+  const auto grid = search::build_search_grid<SupportScheme::Scatter>(
+      ex, set.search_points(), set.search_points(), in.domain);
+  const auto by_list = jvp<Op>(ex, set, set, in.domain, list, values, values);
+  const auto by_grid = jvp<Op>(ex, set, set, in.domain, grid, values, values);
+  CHECK(flat(by_list.primal) == flat(by_grid.primal));
+  CHECK(flat(by_list.tangents) == flat(by_grid.tangents));
+}
+
 TEST_CASE("jvp: an input without tangents is an exact zero direction", "[jvp]") {
   test::JVPInputs<2> in(true);
   const exec::host ex;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Every operator on the CUDA space equals the host result (needs a GPU to run; CI compiles it).
+#include <sphad/corrections.hpp>
 #include <sphad/exec/cuda.hpp>
 #include <sphad/ops.hpp>
 #include <sphad/search.hpp>
@@ -19,6 +20,36 @@ using test::agrees_with_host;
 using test::span;
 using test::upload;
 using K = kernels::Wendland4;
+
+namespace {
+
+/// Captures what `launch` enqueues on `stream` into a CUDA graph, replays it once and waits.
+template <class Launch>
+void replay_captured(cudaStream_t stream, const exec::cuda& device, Launch&& launch) {
+  exec::fence(device);
+  cudaGraph_t graph = nullptr;
+  REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) == cudaSuccess);
+  launch();
+  REQUIRE(cudaStreamEndCapture(stream, &graph) == cudaSuccess);
+  cudaGraphExec_t instance = nullptr;
+  REQUIRE(cudaGraphInstantiate(&instance, graph, 0) == cudaSuccess);
+  REQUIRE(cudaGraphLaunch(instance, stream) == cudaSuccess);
+  exec::fence(device);
+  cudaGraphExecDestroy(instance);
+  cudaGraphDestroy(graph);
+}
+
+/// Whether two device buffers hold the same bytes.
+template <class T>
+bool same_bytes(const exec::cuda& device,
+                const Buffer<T, exec::cuda>& a,
+                const Buffer<T, exec::cuda>& b) {
+  const auto x = exec::to_host(device, a.data(), a.size());
+  const auto y = exec::to_host(device, b.data(), b.size());
+  return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(T)) == 0;
+}
+
+} // namespace
 
 TEST_CASE("ops: device operators equal the host ones", "[ops][cuda]") {
   auto p = test::lattice<2, double>(16, 40);
@@ -132,21 +163,11 @@ TEST_CASE("ops: operator calls captured into a CUDA graph replay to the direct r
       using Out = typename Op::template output_t<3, double, F>;
       const auto direct = apply<Op>(device, d, d, domain, list, values, values);
       Buffer<Out, exec::cuda> replayed(device, d.size());
-      exec::fence(device);
-      cudaGraph_t graph = nullptr;
-      REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) == cudaSuccess);
-      apply_into<Op>(device, d, d, domain, list, values, values,
-                     Span<Out>{replayed.data(), replayed.size()});
-      REQUIRE(cudaStreamEndCapture(stream, &graph) == cudaSuccess);
-      cudaGraphExec_t instance = nullptr;
-      REQUIRE(cudaGraphInstantiate(&instance, graph, 0) == cudaSuccess);
-      REQUIRE(cudaGraphLaunch(instance, stream) == cudaSuccess);
-      exec::fence(device);
-      const auto a = exec::to_host(device, replayed.data(), replayed.size());
-      const auto b = exec::to_host(device, direct.data(), direct.size());
-      CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(Out)) == 0);
-      cudaGraphExecDestroy(instance);
-      cudaGraphDestroy(graph);
+      replay_captured(stream, device, [&] {
+        apply_into<Op>(device, d, d, domain, list, values, values,
+                       Span<Out>{replayed.data(), replayed.size()});
+      });
+      CHECK(same_bytes(device, replayed, direct));
     };
     using G = GradientScheme;
     replays_directly(ops::Density<K>{}, Span<const ops::NoField>{});
@@ -156,6 +177,70 @@ TEST_CASE("ops: operator calls captured into a CUDA graph replay to the direct r
     replays_directly(ops::Curl<K>{}, span(vd));
     replays_directly(ops::Laplacian<K>{}, span(fd));
     replays_directly(ops::Covariance<K>{}, Span<const ops::NoField>{});
+  }
+  REQUIRE(cudaStreamDestroy(stream) == cudaSuccess);
+}
+
+TEST_CASE("ops: device JVPs equal the host ones and replay from a CUDA graph", "[ops][jvp][cuda]") {
+  auto p = test::lattice<2, double>(16, 40);
+  std::vector<Vec<double, 2>> dx;
+  std::vector<double> f, df;
+  for (std::size_t i = 0; i < p.x.size(); ++i) {
+    p.rho[i] = 1.0 + 0.01 * double(i % 7);
+    p.kinds[i] = std::int32_t(i % 3);
+    dx.push_back({0.01 * double(i % 5), -0.02 * double(i % 3)});
+    f.push_back(p.x[i][0] * p.x[i][1]);
+    df.push_back(1.0 - 0.1 * double(i % 4));
+  }
+  const Domain<2, double> domain{{-1, -1}, {1, 1}, {true, false}};
+  cudaStream_t stream = nullptr;
+  REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
+  {
+    const exec::host host;
+    const exec::cuda device{stream};
+    const auto x = upload(device, p.x);
+    const auto dxd = upload(device, dx);
+    const auto h = upload(device, p.h);
+    const auto m = upload(device, p.m);
+    const auto rho = upload(device, p.rho);
+    const auto kinds = upload(device, p.kinds);
+    const auto fd = upload(device, f);
+    const auto dfd = upload(device, df);
+    // Positions and values carry tangents (paired views over device arrays).
+    const auto s = p.view().with_positions(with_tangents(span(p.x), span(dx)));
+    const auto d =
+        ParticleSet<2, double>{span(x), span(h), span(m), span(kinds), span(rho)}.with_positions(
+            with_tangents(span(x), span(dxd)));
+    const auto fs = with_tangents(span(f), span(df));
+    const auto fdv = with_tangents(span(fd), span(dfd));
+    const auto host_list = build_neighbor_list<SupportScheme::Gather>(host, s.search_points(),
+                                                                      s.search_points(), domain);
+    const auto device_list = build_neighbor_list<SupportScheme::Gather>(device, d.search_points(),
+                                                                        d.search_points(), domain);
+    const auto same = [&](auto op) {
+      using Op = decltype(op);
+      const auto on_host = jvp<Op>(host, s, s, domain, host_list, fs, fs);
+      const auto on_device = jvp<Op>(device, d, d, domain, device_list, fdv, fdv);
+      CHECK(agrees_with_host(device, on_host.primal, on_device.primal));
+      CHECK(agrees_with_host(device, on_host.tangents, on_device.tangents));
+      // Captured into a graph and replayed: the same bytes as the direct call.
+      using Primal = typename decltype(on_device.primal)::value_type;
+      Buffer<Primal, exec::cuda> primal(device, d.size()), tangents(device, d.size());
+      replay_captured(stream, device, [&] {
+        jvp_into<Op>(device, d, d, domain, device_list, fdv, fdv,
+                     Span<Primal>{primal.data(), primal.size()},
+                     Span<Primal>{tangents.data(), tangents.size()});
+      });
+      CHECK(same_bytes(device, primal, on_device.primal));
+      CHECK(same_bytes(device, tangents, on_device.tangents));
+    };
+    same(ops::Density<K>{});
+    same(ops::Gradient<K, GradientScheme::Difference>{});
+    same(ops::Laplacian<K, LaplacianScheme::Brookshaw, GradientScheme::Symmetric>{});
+    // The CRK pipeline's JVP on the device.
+    const auto crk_host = corrections::compute_crk_factors<K>(host, s, domain, host_list);
+    const auto crk_device = corrections::compute_crk_factors<K>(device, d, domain, device_list);
+    CHECK(agrees_with_host(device, crk_host.grad_b, crk_device.grad_b));
   }
   REQUIRE(cudaStreamDestroy(stream) == cudaSuccess);
 }

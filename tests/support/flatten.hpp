@@ -4,6 +4,7 @@
 // shape element by element.
 #pragma once
 
+#include <sphad/ad/dual.hpp>
 #include <sphad/math/mat.hpp>
 #include <sphad/math/vec.hpp>
 #include <sphad/ops/operators.hpp>
@@ -32,6 +33,12 @@ void append_scalars(const X& x, std::vector<double>& out) {
       for (int c = 0; c < X::cols; ++c) {
         append_scalars(x(r, c), out);
       }
+    }
+  } else if constexpr (is_dual_v<X>) {
+    // A dual number: its value, then its tangents.
+    append_scalars(x.value, out);
+    for (const auto& t : x.tangent) {
+      append_scalars(t, out);
     }
   } else {
     out.push_back(double(x));
