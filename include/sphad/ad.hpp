@@ -12,3 +12,4 @@
 #include <sphad/ad/dual_view.hpp>
 #include <sphad/ad/safe.hpp>
 #include <sphad/ad/scalar_traits.hpp>
+#include <sphad/ad/tape.hpp>

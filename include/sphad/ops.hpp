@@ -13,6 +13,7 @@
 #include <sphad/ops/operators.hpp>
 #include <sphad/ops/pair.hpp>
 #include <sphad/ops/properties.hpp>
+#include <sphad/ops/record.hpp>
 #include <sphad/ops/runtime.hpp>
 #include <sphad/ops/schemes.hpp>
 #include <sphad/particles.hpp>

@@ -14,4 +14,5 @@
 #include <sphad/search/neighbor_list.hpp>
 #include <sphad/search/points.hpp>
 #include <sphad/search/support_radius.hpp>
+#include <sphad/search/transpose.hpp>
 #include <sphad/search/verlet.hpp>

@@ -180,51 +180,67 @@ struct Evaluate {
     return view.size > 0 ? read<X>(view, i) : X(0);
   }
 
-  SPHAD_HOST_DEVICE void operator()(std::int64_t i) const {
-    using X = typename S::position;
-    using H = typename S::support;
+  /// What a pair term reads of query i: position, support, density and field value (grad-h
+  /// applied).
+  struct QueryInputs {
+    Vec<typename S::position, D> x;
+    typename S::support h;
+    typename S::density rho;
+    F f;
+  };
+  SPHAD_HOST_DEVICE SPHAD_INLINE QueryInputs query_inputs(std::int64_t i) const {
+    QueryInputs q{read<Vec<typename S::position, D>>(queries.positions, i),
+                  read<typename S::support>(queries.supports, i),
+                  read_optional<typename S::density>(queries.densities, i), F{}};
+    if constexpr (Op::needs_values) {
+      q.f = read<F>(query_values, i);
+      if constexpr (Op::uses_grad_h) {
+        q.f = corrections.grad_h.query(q.f, i);
+      }
+    }
+    return q;
+  }
+
+  /// The operator's term of the pair (query i, reference j): the one definition the primal,
+  /// the JVP and the reverse passes all evaluate.
+  SPHAD_HOST_DEVICE SPHAD_INLINE auto
+  pair_term(std::int64_t i, std::int32_t j, const QueryInputs& q) const {
     using Rho = typename S::density;
     using V = typename S::volume;
+    const auto rho_j = read_optional<Rho>(references.densities, j);
+    const auto m_j = read<typename S::mass>(references.masses, j);
+    Pair<typename Op::kernel_type, Op::support, D, S, F, Corr> pair{
+        i,
+        j,
+        corrections,
+        domain.difference(q.x, read<Vec<typename S::position, D>>(references.positions, j)),
+        q.h,
+        read<typename S::support>(references.supports, j),
+        m_j,
+        q.rho,
+        rho_j,
+        references.volumes.size > 0 ? read<V>(references.volumes, j)
+                                    : V(safe_divide(m_j, rho_j)),
+        q.f,
+        F{},
+        factor};
+    if constexpr (Op::needs_values) {
+      pair.f_j = read<F>(reference_values, j);
+      if constexpr (Op::uses_grad_h) {
+        pair.f_j = corrections.grad_h.reference(pair.f_j, j);
+      }
+    }
+    return Op::term(pair);
+  }
+
+  SPHAD_HOST_DEVICE void operator()(std::int64_t i) const {
     Out sum{};
     if (filter.accepts_query(queries.kinds[i])) {
-      const auto x_i = read<Vec<X, D>>(queries.positions, i);
-      const auto h_i = read<H>(queries.supports, i);
-      const auto rho_i = read_optional<Rho>(queries.densities, i);
-      F f_i{};
-      if constexpr (Op::needs_values) {
-        f_i = read<F>(query_values, i);
-        if constexpr (Op::uses_grad_h) {
-          f_i = corrections.grad_h.query(f_i, i);
+      const QueryInputs q = query_inputs(i);
+      neighbors.for_each(i, q.x, q.h, [&](std::int32_t j) {
+        if (filter.accepts_reference(references.kinds[j])) {
+          sum += pair_term(i, j, q);
         }
-      }
-      neighbors.for_each(i, x_i, h_i, [&](std::int32_t j) {
-        if (!filter.accepts_reference(references.kinds[j])) {
-          return;
-        }
-        const auto rho_j = read_optional<Rho>(references.densities, j);
-        const auto m_j = read<typename S::mass>(references.masses, j);
-        Pair<typename Op::kernel_type, Op::support, D, S, F, Corr> pair{
-            i,
-            j,
-            corrections,
-            domain.difference(x_i, read<Vec<X, D>>(references.positions, j)),
-            h_i,
-            read<H>(references.supports, j),
-            m_j,
-            rho_i,
-            rho_j,
-            references.volumes.size > 0 ? read<V>(references.volumes, j)
-                                        : V(safe_divide(m_j, rho_j)),
-            f_i,
-            F{},
-            factor};
-        if constexpr (Op::needs_values) {
-          pair.f_j = read<F>(reference_values, j);
-          if constexpr (Op::uses_grad_h) {
-            pair.f_j = corrections.grad_h.reference(pair.f_j, j);
-          }
-        }
-        sum += Op::term(pair);
       });
     }
     store(i, sum);

@@ -1,0 +1,301 @@
+// SPDX-FileCopyrightText: The sphad authors
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <sphad/config.hpp>
+
+#include <sphad/ad/dual_view.hpp>
+#include <sphad/errors.hpp>
+#include <sphad/exec/buffer.hpp>
+#include <sphad/exec/copy.hpp>
+#include <sphad/exec/host.hpp>
+#include <sphad/math/vec.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <type_traits>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+/// \file
+/// \brief Reverse mode (architecture §3, decision A6): `Variable<E>`, a tracked view of an
+/// array with an identity and a version counter, and `Tape<Exec>`, an explicit list of
+/// recorded operator launches swept backward in a loop. `sphad::record<Op>`
+/// (<sphad/ops/record.hpp>) evaluates an operator and records it.
+
+namespace sphad {
+
+namespace detail {
+/// What a variable shares with its copies and with the records that read it: its identity
+/// (the address of this object) and how often it was written through `Variable::write`.
+struct VariableState {
+  std::uint64_t version = 0;
+};
+} // namespace detail
+
+/// A tracked array: a read-only view of E [size] (caller memory, or a tape's output) with an
+/// identity and a version counter. Give it wherever a view is accepted (a `ParticleSet` field,
+/// field values, a correction state's array) to `record<Op>`, and the tape computes its
+/// gradient. Copies are the same variable. Write through `write()`, which bumps the version:
+/// a backward over a record made before such a write throws (decision A6). Writing through
+/// other pointers to the same memory is not seen.
+/// @tparam E  a floating scalar, `Vec` or `Mat` (kinds and indices are never differentiable,
+///            decision A2).
+template <class E>
+struct Variable {
+  static_assert(std::is_floating_point_v<scalar_of_t<E>>,
+                "sphad::Variable: only arrays of float or double (scalars, Vec, Mat) are tracked "
+                "(kinds, neighbour lists and grids are never differentiable: decision A2)");
+  const E* data = nullptr;
+  std::int64_t size = 0;
+  std::shared_ptr<detail::VariableState> state;
+
+  Variable() = default;
+  /// Tracks caller memory (on the device for a CUDA tape); it must outlive the tape's backward.
+  explicit Variable(Span<E> memory)
+      : data(memory.data), size(memory.size), state(std::make_shared<detail::VariableState>()) {}
+
+  SPHAD_HOST_DEVICE SPHAD_INLINE const E& operator[](std::int64_t i) const { return data[i]; }
+  /// The array, read-only.
+  Span<const E> span() const { return {data, size}; }
+  /// The array for writing; counts as a modification (records made before it cannot be swept
+  /// backward any more).
+  Span<E> write() const {
+    ++state->version;
+    return {const_cast<E*>(data), size};
+  }
+  std::uint64_t version() const { return state->version; }
+  /// Whether `other` is this variable (the same identity).
+  bool same_as(const Variable& other) const { return state == other.state; }
+};
+
+/// The array of a variable, untracked.
+template <class E>
+Span<const E> primal_view(const Variable<E>& variable) {
+  return variable.span();
+}
+
+/// Whether a view is a `Variable` (its gradient is wanted).
+template <class View>
+inline constexpr bool is_variable_v = false;
+template <class E>
+inline constexpr bool is_variable_v<Variable<E>> = true;
+
+/// An output variable and the adjoint ȳ that starts the sweep from it (copied, never aliased).
+template <class E>
+struct Seed {
+  Variable<E> output;
+  Span<const E> adjoint;
+};
+template <class E>
+Seed(Variable<E>, Span<const E>) -> Seed<E>;
+
+/// Knobs of `Tape::backward`.
+struct BackwardOptions {
+  /// Add this sweep's gradients to those the variables already hold instead of starting from
+  /// zero (decision A6: zero unless asked).
+  bool accumulate = false;
+};
+
+template <class Exec>
+class Tape;
+
+namespace detail {
+
+/// Adds in[i] to out[i].
+template <class E>
+struct AddInto {
+  E* out;
+  const E* in;
+  SPHAD_HOST_DEVICE SPHAD_INLINE void operator()(std::int64_t i) const { out[i] += in[i]; }
+};
+
+/// One recorded launch: sweeping it backward adds its inputs' gradients from its output's.
+template <class Exec>
+struct Record {
+  virtual ~Record() = default;
+  /// Throws when an input or the output was written after recording.
+  virtual void check_versions() const = 0;
+  virtual void backward(Tape<Exec>& tape) const = 0;
+  /// Bytes this record holds beyond its output (scratch for the backward).
+  virtual std::int64_t bytes() const = 0;
+};
+
+/// A variable's version when it was recorded, checked again before a sweep.
+struct VersionSnapshot {
+  std::shared_ptr<VariableState> state;
+  std::uint64_t version;
+  const char* role;
+};
+
+/// Appends the snapshot of `view` when it is a variable (other views are not tracked).
+template <class View>
+void snapshot_version(std::vector<VersionSnapshot>& out, const char* role, const View& view) {
+  if constexpr (is_variable_v<View>) {
+    out.push_back({view.state, view.version(), role});
+  }
+}
+
+/// Throws naming the first variable written since its snapshot.
+inline void check_snapshots(const std::vector<VersionSnapshot>& snapshots) {
+  for (const auto& s : snapshots) {
+    SPHAD_REQUIRE(s.state->version == s.version, "Tape::backward", s.role,
+                  concat("was written after it was recorded (version ", s.state->version,
+                         ", recorded at ", s.version, "); record the launch again"));
+  }
+}
+
+} // namespace detail
+
+/// A recording of operator launches for reverse mode (architecture §3): explicit, never
+/// global. `record<Op>(tape, ...)` evaluates an operator, returns its output as a `Variable`
+/// owned by the tape, and — when any input is a `Variable` — appends the launch with its
+/// argument views as they are at that moment. `backward` seeds outputs with adjoints and sweeps
+/// the records in reverse order (a loop), after which `gradient(v)` holds ∂L/∂v for every
+/// variable recorded. One gradient per variable: a variable in several roles (query and
+/// reference, Ω of both sides) gets the sum of its roles, counted once.
+/// Each sweep starts from zero (unless `accumulate`), so sweeping twice gives the same bits;
+/// every gradient is a gather (no atomics), so two runs give the same bits. On CUDA nothing in
+/// recording or backward synchronizes (all work is on the tape's stream).
+/// @tparam Exec  `exec::host` or `exec::cuda`.
+template <class Exec>
+class Tape {
+public:
+  explicit Tape(const Exec& exec = {}) : exec_(exec) {}
+  Tape(const Tape&) = delete;
+  Tape& operator=(const Tape&) = delete;
+
+  const Exec& exec() const { return exec_; }
+  /// Number of recorded launches.
+  std::size_t size() const { return records_.size(); }
+  /// Bytes the tape holds: outputs and the records' scratch (gradients not counted).
+  std::int64_t bytes() const {
+    std::int64_t total = 0;
+    for (const auto& o : outputs_) {
+      total += o->bytes;
+    }
+    for (const auto& r : records_) {
+      total += r->bytes();
+    }
+    return total;
+  }
+
+  /// Drops every record, output and gradient (the variables given by `record` stay readable
+  /// only until then).
+  void clear() {
+    records_.clear();
+    gradients_.clear();
+    outputs_.clear();
+  }
+
+  /// Sweeps backward from `output` with adjoint `seed` ([output.size], copied).
+  template <class E>
+  void backward(const Variable<E>& output, Span<const E> seed, const BackwardOptions& options = {}) {
+    backward(options, Seed<E>{output, seed});
+  }
+
+  /// Sweeps backward from several outputs at once. Throws `InvalidArgument` before any work
+  /// when a seed's size differs from its output's or when a recorded variable was written after
+  /// recording (the gradients are then left as they were).
+  template <class... E>
+  void backward(const BackwardOptions& options, const Seed<E>&... seeds) {
+    const auto check_seed = [&](const auto& seed) {
+      SPHAD_REQUIRE(seed.output.state != nullptr, "Tape::backward", "seed",
+                    "the output is an empty Variable");
+      SPHAD_REQUIRE(seed.adjoint.size == seed.output.size, "Tape::backward", "seed",
+                    detail::concat("has ", seed.adjoint.size, " entries for an output of ",
+                                   seed.output.size));
+    };
+    (check_seed(seeds), ...);
+    for (const auto& r : records_) {
+      r->check_versions();
+    }
+    for (auto& [state, slot] : gradients_) {
+      if (!options.accumulate || slot->is_output) {
+        slot->zero(exec_);
+      }
+    }
+    const auto add_seed = [&](const auto& seed) {
+      const auto g = gradient_slot(seed.output);
+      using E1 = std::remove_pointer_t<decltype(g.data)>;
+      exec::for_each_index(exec_, g.size, detail::AddInto<E1>{g.data, seed.adjoint.data});
+    };
+    (add_seed(seeds), ...);
+    for (auto r = records_.rbegin(); r != records_.rend(); ++r) {
+      (*r)->backward(*this);
+    }
+  }
+
+  /// ∂L/∂v after the last sweep ([v.size], in the tape's memory; valid until the next
+  /// `backward` or `clear`). Throws when `v` was never recorded on this tape.
+  template <class E>
+  Span<const E> gradient(const Variable<E>& v) const {
+    const auto it = gradients_.find(v.state.get());
+    SPHAD_REQUIRE(it != gradients_.end(), "Tape::gradient", "v",
+                  "was not recorded on this tape (give it to record<Op> as an input)");
+    const auto* slot = static_cast<const Slot<E>*>(it->second.get());
+    return {slot->values.data(), slot->values.size()};
+  }
+
+  // ---- for record<Op> (<sphad/ops/record.hpp>) ----
+
+  /// A new output of n elements owned by the tape.
+  template <class E>
+  Variable<E> make_output(std::int64_t n) {
+    auto owned = std::make_unique<Output<E>>(exec_, n);
+    Variable<E> v(Span<E>{owned->values.data(), n});
+    outputs_.push_back(std::move(owned));
+    return v;
+  }
+
+  /// The gradient (adjoint) array of `v`, created zeroed on first use.
+  template <class E>
+  Span<E> gradient_slot(const Variable<E>& v, bool is_output = false) {
+    auto& slot = gradients_[v.state.get()];
+    if (!slot) {
+      auto created = std::make_unique<Slot<E>>(exec_, v.size, v.state);
+      created->zero(exec_);
+      slot = std::move(created);
+    }
+    slot->is_output = slot->is_output || is_output;
+    auto* typed = static_cast<Slot<E>*>(slot.get());
+    return {typed->values.data(), typed->values.size()};
+  }
+
+  void push(std::unique_ptr<detail::Record<Exec>> record) { records_.push_back(std::move(record)); }
+
+private:
+  struct SlotBase {
+    explicit SlotBase(std::shared_ptr<detail::VariableState> s) : state(std::move(s)) {}
+    virtual ~SlotBase() = default;
+    virtual void zero(const Exec& exec) = 0;
+    std::shared_ptr<detail::VariableState> state; // keeps the key alive
+    bool is_output = false;
+  };
+  template <class E>
+  struct Slot final : SlotBase {
+    Slot(const Exec& exec, std::int64_t n, std::shared_ptr<detail::VariableState> s)
+        : SlotBase(std::move(s)), values(exec, n) {}
+    void zero(const Exec& exec) override { exec::fill(exec, values.data(), values.size(), E{}); }
+    Buffer<E, Exec> values;
+  };
+  struct OutputBase {
+    virtual ~OutputBase() = default;
+    std::int64_t bytes = 0;
+  };
+  template <class E>
+  struct Output final : OutputBase {
+    Output(const Exec& exec, std::int64_t n) : values(exec, n) {
+      this->bytes = n * std::int64_t(sizeof(E));
+    }
+    Buffer<E, Exec> values;
+  };
+
+  Exec exec_;
+  std::vector<std::unique_ptr<detail::Record<Exec>>> records_;
+  std::vector<std::unique_ptr<OutputBase>> outputs_;
+  std::unordered_map<const detail::VariableState*, std::unique_ptr<SlotBase>> gradients_;
+};
+
+} // namespace sphad
