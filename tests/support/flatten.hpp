@@ -9,6 +9,7 @@
 #include <sphad/math/vec.hpp>
 #include <sphad/ops/operators.hpp>
 
+#include <type_traits>
 #include <vector>
 
 namespace sphad::test {
@@ -42,6 +43,27 @@ void append_scalars(const X& x, std::vector<double>& out) {
     }
   } else {
     out.push_back(double(x));
+  }
+}
+
+/// The inverse of `append_scalars` for plain values: x's scalars read in the same order from
+/// `in`, which moves past them (a Covariance count is left alone).
+template <class X>
+void assign_scalars(X& x, const double*& in) {
+  if constexpr (is_vec_v<X>) {
+    for (int k = 0; k < X::dim; ++k) {
+      assign_scalars(x[k], in);
+    }
+  } else if constexpr (is_mat_v<X>) {
+    for (int r = 0; r < X::rows; ++r) {
+      for (int c = 0; c < X::cols; ++c) {
+        assign_scalars(x(r, c), in);
+      }
+    }
+  } else if constexpr (std::is_arithmetic_v<X>) {
+    x = X(*in++);
+  } else {
+    assign_scalars(x.matrix, in);
   }
 }
 

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
-// The forward-mode matrix (issue #7): every operator and scheme under every support scheme,
+// The derivative matrix (issues #7, #8): every operator and scheme under every support scheme,
 // without corrections and with all of them (CRK, renormalization, grad-h, given volumes), on
 // small jittered sets with supports perturbed ±15 %, random kinds, periodic and not. Every
 // floating input carries a tangent at once (positions, supports, masses, densities, volumes,
 // values, Ω, A, B, ∇A, ∇B, L) through `DualView`s, and the JVP is compared with central
 // differences of the primal along the same direction: max |JVP − FD| ≤ 1e-6 · max |FD|.
-// Instantiated per dimension in jvp_matrix_<D>d.test.cpp.
+// Reverse mode: every input is a `Variable` (one set as queries and references, one Ω for both
+// sides: every role aliased), one backward from a random ȳ, and ⟨Jᵀȳ, u⟩ must equal ⟨ȳ, J u⟩
+// (dot-product test, 1e-12 of Σ|ȳ·Ju|) and ⟨ȳ, FD⟩ (1e-6 of Σ|ȳ| · max|FD|).
+// Instantiated per dimension in derivative_matrix_<D>d.test.cpp.
 #pragma once
 
 #include <sphad/corrections.hpp>
@@ -221,21 +224,135 @@ std::pair<std::vector<double>, std::vector<double>> run_jvp(const JVPInputs<D>& 
   }
 }
 
-/// max |JVP − FD| over max |FD| (FD: central differences with steps ±1e-6 along the direction).
+/// A mutable copy of an input array and the Variable tracking it.
+template <class E>
+struct Tracked {
+  std::vector<E> values;
+  Variable<E> variable;
+  explicit Tracked(const std::vector<E>& v)
+      : values(v), variable(Span<E>{values.data(), std::int64_t(values.size())}) {}
+  Tracked(const Tracked&) = delete;
+};
+
+/// ⟨g, u⟩ over every scalar.
+template <class E>
+double dot_scalars(Span<const E> g, const std::vector<E>& u) {
+  std::vector<double> a, b;
+  for (std::int64_t i = 0; i < g.size; ++i) {
+    append_scalars(g[i], a);
+    append_scalars(u[std::size_t(i)], b);
+  }
+  double sum = 0;
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    REQUIRE(std::isfinite(a[k]));
+    sum += a[k] * b[k];
+  }
+  return sum;
+}
+
+/// Reverse mode over the same call as `run_jvp` (every input a Variable): records `Op`, sweeps
+/// backward from ȳ (`ybar`, flattened like the output) and returns ⟨Jᵀȳ, u⟩, u the inputs'
+/// tangents.
 template <class Op, bool Corrected, int D>
-double jvp_error(const JVPInputs<D>& in) {
+double run_vjp(const JVPInputs<D>& in, const std::vector<double>& ybar) {
+  const Tracked x(in.x.value), h(in.h.value), m(in.m.value), rho(in.rho.value);
+  const Tracked volume(in.volume.value), omega(in.omega.value), a(in.a.value), b(in.b.value);
+  const Tracked grad_a(in.grad_a.value), grad_b(in.grad_b.value), l(in.l.value);
+  const Tracked f(in.f.value), v(in.v.value), matrix_field(in.matrix_field.value);
+  const auto n = std::int64_t(in.x.value.size());
+  const ParticleSet<D, double> plain{
+      view_of(in.x.value), view_of(in.h.value), view_of(in.m.value), {in.kinds.data(), n}};
+  const auto set = plain.with_positions(x.variable)
+                       .with_supports(h.variable)
+                       .with_masses(m.variable)
+                       .with_densities(rho.variable);
+  Tape<exec::host> tape;
+  const auto sweep = [&](const auto& s, const auto& values, const auto& corrections) {
+    const auto y = record<Op>(tape, s, s, in.domain, in.list, values.variable, values.variable,
+                              ApplyOptions<double>{}, corrections);
+    using Out = std::remove_const_t<std::remove_pointer_t<decltype(y.data)>>;
+    std::vector<Out> seed(std::size_t(y.size));
+    const double* next = ybar.data();
+    for (auto& e : seed) {
+      assign_scalars(e, next);
+    }
+    REQUIRE(next == ybar.data() + ybar.size());
+    tape.backward(y, Span<const Out>{seed.data(), y.size});
+    return dot_scalars(tape.gradient(x.variable), in.x.tangent) +
+           dot_scalars(tape.gradient(h.variable), in.h.tangent) +
+           dot_scalars(tape.gradient(m.variable), in.m.tangent) +
+           dot_scalars(tape.gradient(rho.variable), in.rho.tangent);
+  };
+  const auto with_values = [&](const auto& go) {
+    constexpr FieldKind kind = field_kind<Op>();
+    if constexpr (kind == FieldKind::matrix) {
+      return go(matrix_field) +
+             dot_scalars(tape.gradient(matrix_field.variable), in.matrix_field.tangent);
+    } else if constexpr (kind == FieldKind::vector) {
+      return go(v) + dot_scalars(tape.gradient(v.variable), in.v.tangent);
+    } else {
+      return go(f) + dot_scalars(tape.gradient(f.variable), in.f.tangent);
+    }
+  };
+  if constexpr (Corrected) {
+    const ops::Corrections corrections{
+        ops::CRK<D, double, Variable<double>, Variable<Vec<double, D>>, Variable<Vec<double, D>>,
+                 Variable<Mat<double, D, D>>>{a.variable, b.variable, grad_a.variable,
+                                              grad_b.variable},
+        ops::Renormalization<D, double, Variable<Mat<double, D, D>>>{l.variable},
+        ops::GradH<double, Variable<double>, Variable<double>>{omega.variable, omega.variable}};
+    return with_values([&](const auto& values) {
+      const double sum = sweep(set.with_volumes(volume.variable), values, corrections);
+      return sum + dot_scalars(tape.gradient(volume.variable), in.volume.tangent) +
+             dot_scalars(tape.gradient(omega.variable), in.omega.tangent) +
+             dot_scalars(tape.gradient(a.variable), in.a.tangent) +
+             dot_scalars(tape.gradient(b.variable), in.b.tangent) +
+             dot_scalars(tape.gradient(grad_a.variable), in.grad_a.tangent) +
+             dot_scalars(tape.gradient(grad_b.variable), in.grad_b.tangent) +
+             dot_scalars(tape.gradient(l.variable), in.l.tangent);
+    });
+  } else {
+    return with_values(
+        [&](const auto& values) { return sweep(set, values, ops::Uncorrected{}); });
+  }
+}
+
+/// The three checks of one operator call.
+struct DerivativeErrors {
+  double jvp_vs_fd;  ///< max |JVP − FD| / max |FD|
+  double vjp_vs_jvp; ///< |⟨Jᵀȳ, u⟩ − ⟨ȳ, J u⟩| / Σ |ȳ · J u|
+  double vjp_vs_fd;  ///< |⟨Jᵀȳ, u⟩ − ⟨ȳ, FD⟩| / (Σ |ȳ| · max |FD|)
+};
+
+/// JVP and VJP of `Op` against central differences (steps ±1e-6 along the direction) and
+/// against each other.
+template <class Op, bool Corrected, int D>
+DerivativeErrors derivative_errors(const JVPInputs<D>& in) {
   constexpr double step = 1e-6;
   const auto [primal, tangent] = run_jvp<Op, Corrected>(in, 0.0);
   const auto plus = run_jvp<Op, Corrected>(in, step).first;
   const auto minus = run_jvp<Op, Corrected>(in, -step).first;
-  double worst = 0, scale = 0;
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<double> ybar(primal.size());
+  double worst = 0, fd_scale = 0, ybar_sum = 0, jvp_dot = 0, fd_dot = 0, dot_scale = 0;
   for (std::size_t k = 0; k < primal.size(); ++k) {
     const double fd = (plus[k] - minus[k]) / (2 * step);
     REQUIRE(std::isfinite(tangent[k]));
     worst = std::max(worst, std::abs(tangent[k] - fd));
-    scale = std::max(scale, std::abs(fd));
+    fd_scale = std::max(fd_scale, std::abs(fd));
+    ybar[k] = u(rng);
+    ybar_sum += std::abs(ybar[k]);
+    jvp_dot += ybar[k] * tangent[k];
+    fd_dot += ybar[k] * fd;
+    dot_scale += std::abs(ybar[k] * tangent[k]);
   }
-  return scale > 0 ? worst / scale : worst;
+  const double vjp_dot = run_vjp<Op, Corrected>(in, ybar);
+  const auto relative = [](double error, double scale) {
+    return scale > 0 ? error / scale : error;
+  };
+  return {relative(worst, fd_scale), relative(std::abs(vjp_dot - jvp_dot), dot_scale),
+          relative(std::abs(vjp_dot - fd_dot), ybar_sum * fd_scale)};
 }
 
 template <class... Ops>
@@ -287,15 +404,18 @@ template <bool Corrected, int D, class... Ops>
 void check_list(const JVPInputs<D>& in, OpList<Ops...>, const std::string& where) {
   const auto check = [&](auto op) {
     using Op = decltype(op);
-    const double error = jvp_error<Op, Corrected>(in);
+    const DerivativeErrors error = derivative_errors<Op, Corrected>(in);
     INFO(where << (Corrected ? " corrected" : " plain") << " operation "
                << int(Op::properties.operation) << " gradient "
                << int(Op::properties.gradient_scheme) << " laplacian "
                << int(Op::properties.laplacian_scheme) << " mode "
                << int(Op::properties.divergence_mode) << " consistent "
                << Op::properties.consistent_divergence << " positive "
-               << Op::properties.positive_divergence << ": " << error);
-    CHECK(error <= 1e-6);
+               << Op::properties.positive_divergence << ": JVP-FD " << error.jvp_vs_fd
+               << ", VJP-JVP " << error.vjp_vs_jvp << ", VJP-FD " << error.vjp_vs_fd);
+    CHECK(error.jvp_vs_fd <= 1e-6);
+    CHECK(error.vjp_vs_jvp <= 1e-12);
+    CHECK(error.vjp_vs_fd <= 1e-6);
   };
   (void)check; // an empty list (no curl in 1D)
   (check(Ops{}), ...);
@@ -315,7 +435,7 @@ void check_support(const JVPInputs<D>& in, const std::string& where) {
 }
 
 template <int D>
-void run_jvp_matrix() {
+void run_derivative_matrix() {
   using Kernel = kernels::Wendland4;
   for (const bool periodic : {false, true}) {
     const JVPInputs<D> in(periodic);

@@ -1,9 +1,0 @@
-// SPDX-License-Identifier: MIT
-// One dimension per translation unit keeps each one's compile time bounded.
-#include "ops/jvp_matrix.hpp"
-
-TEST_CASE("jvp: every operator, scheme, support scheme and correction in 1D matches central "
-          "differences",
-          "[jvp][matrix]") {
-  sphad::test::run_jvp_matrix<1>();
-}

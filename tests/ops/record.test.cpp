@@ -1,0 +1,518 @@
+// SPDX-License-Identifier: MIT
+// Reverse mode through `Tape` and `record` (issue #8): what the API promises beyond the
+// derivative matrix of derivative_matrix.hpp — the primal equals apply bitwise, a variable in
+// two roles gets the sum of its role gradients once, sweeps are reentrant, accumulate on
+// request and are bitwise reproducible, writes after recording are detected, seeds are copied,
+// chains differentiate end to end, kinds and directions filter adjoints, empty sets, coincident
+// and isolated particles, and the error paths.
+#include "ops/derivative_matrix.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+using namespace sphad;
+using test::view_of;
+
+namespace {
+
+using Kernel = kernels::Wendland4;
+using V2 = Vec<double, 2>;
+using Host = Tape<exec::host>;
+
+template <class E>
+std::vector<E> to_vector(Span<const E> s) {
+  return std::vector<E>(s.data, s.data + s.size);
+}
+
+template <class E>
+std::vector<double> flat(Span<const E> s) {
+  std::vector<double> out;
+  for (std::int64_t i = 0; i < s.size; ++i) {
+    test::append_scalars(s[i], out);
+  }
+  return out;
+}
+
+/// max |a − b| / max |b|.
+double relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  REQUIRE(a.size() == b.size());
+  double worst = 0, scale = 0;
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    worst = std::max(worst, std::abs(a[k] - b[k]));
+    scale = std::max(scale, std::abs(b[k]));
+  }
+  return scale > 0 ? worst / scale : worst;
+}
+
+/// Mutable copies of a 2D input set's arrays, tracked.
+struct Inputs2 {
+  const test::JVPInputs<2>& in;
+  test::Tracked<V2> x{in.x.value};
+  test::Tracked<double> h{in.h.value}, m{in.m.value}, rho{in.rho.value}, f{in.f.value};
+  std::int64_t n = std::int64_t(in.x.value.size());
+
+  explicit Inputs2(const test::JVPInputs<2>& inputs) : in(inputs) {}
+  ParticleSet<2, double> plain() const {
+    return {view_of(x.values), view_of(h.values), view_of(m.values), {in.kinds.data(), n},
+            view_of(rho.values)};
+  }
+  auto tracked() const {
+    return plain()
+        .with_positions(x.variable)
+        .with_supports(h.variable)
+        .with_masses(m.variable)
+        .with_densities(rho.variable);
+  }
+};
+
+/// Σ_i w_i · y_i over every scalar, and its adjoint w.
+struct LinearLoss {
+  std::vector<double> weights;
+  template <class E>
+  std::vector<E> seed(std::int64_t n) const {
+    std::vector<E> out(std::size_t(n));
+    const double* next = weights.data();
+    for (auto& e : out) {
+      test::assign_scalars(e, next);
+    }
+    return out;
+  }
+  template <class E>
+  double operator()(Span<const E> y) const {
+    const auto values = flat(y);
+    double sum = 0;
+    for (std::size_t k = 0; k < values.size(); ++k) {
+      sum += weights[k] * values[k];
+    }
+    return sum;
+  }
+};
+
+LinearLoss random_loss(std::size_t scalars, unsigned seed = 5) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  LinearLoss loss{std::vector<double>(scalars)};
+  for (auto& w : loss.weights) {
+    w = u(rng);
+  }
+  return loss;
+}
+
+using Gradient = ops::Gradient<Kernel, GradientScheme::Symmetric>;
+
+} // namespace
+
+TEST_CASE("record: the output equals apply bitwise and plain inputs record nothing",
+          "[record][vjp]") {
+  const test::JVPInputs<2> in(false);
+  const Inputs2 inputs(in);
+  Host tape;
+  const auto y = record<Gradient>(tape, inputs.tracked(), inputs.tracked(), in.domain, in.list,
+                                  inputs.f.variable, inputs.f.variable);
+  const auto expected = apply<Gradient>(exec::host{}, inputs.plain(), inputs.plain(), in.domain,
+                                        in.list, view_of(in.f.value), view_of(in.f.value));
+  CHECK(flat(y.span()) == flat(Span<const Vec<double, 2>>{expected.data(), expected.size()}));
+  CHECK(tape.size() == 1);
+  const auto untracked = record<Gradient>(tape, inputs.plain(), inputs.plain(), in.domain,
+                                          in.list, view_of(in.f.value), view_of(in.f.value));
+  CHECK(flat(untracked.span()) == flat(y.span()));
+  CHECK(tape.size() == 1);
+}
+
+TEST_CASE("record: a variable in both roles gets the sum of its role gradients, once",
+          "[record][vjp][aliasing]") {
+  const test::JVPInputs<2> in(false);
+  const Inputs2 shared(in), queries(in), references(in);
+  const test::Tracked<double> omega(in.omega.value), omega_q(in.omega.value),
+      omega_r(in.omega.value);
+  const auto loss = random_loss(2 * in.x.value.size());
+  const auto seed = loss.seed<V2>(shared.n);
+  const Span<const V2> seed_view{seed.data(), shared.n};
+
+  Host one;
+  const auto y = record<Gradient>(
+      one, shared.tracked(), shared.tracked(), in.domain, in.list, shared.f.variable,
+      shared.f.variable, ApplyOptions<double>{},
+      ops::Corrections{ops::NoCRK{}, ops::NoRenormalization{},
+                       ops::GradH<double, Variable<double>, Variable<double>>{omega.variable,
+                                                                              omega.variable}});
+  one.backward(y, seed_view);
+
+  Host two;
+  const auto y2 = record<Gradient>(
+      two, queries.tracked(), references.tracked(), in.domain, in.list, queries.f.variable,
+      references.f.variable, ApplyOptions<double>{},
+      ops::Corrections{ops::NoCRK{}, ops::NoRenormalization{},
+                       ops::GradH<double, Variable<double>, Variable<double>>{omega_q.variable,
+                                                                              omega_r.variable}});
+  two.backward(y2, seed_view);
+  CHECK(flat(y.span()) == flat(y2.span()));
+
+  const auto sum_of_roles = [](const auto& a, const auto& b) {
+    auto fa = flat(a);
+    const auto fb = flat(b);
+    for (std::size_t k = 0; k < fa.size(); ++k) {
+      fa[k] += fb[k];
+    }
+    return fa;
+  };
+  const auto check = [&](const auto& both, const auto& q, const auto& r) {
+    const auto expected = sum_of_roles(two.gradient(q), two.gradient(r));
+    CHECK(relative_difference(flat(one.gradient(both)), expected) <= 1e-14);
+  };
+  check(shared.x.variable, queries.x.variable, references.x.variable);
+  check(shared.h.variable, queries.h.variable, references.h.variable);
+  check(shared.rho.variable, queries.rho.variable, references.rho.variable);
+  check(shared.f.variable, queries.f.variable, references.f.variable);
+  check(omega.variable, omega_q.variable, omega_r.variable);
+  // Masses enter on the reference side only; the query copy gets exactly zero.
+  CHECK(flat(one.gradient(shared.m.variable)) == flat(two.gradient(references.m.variable)));
+  for (const double g : flat(two.gradient(queries.m.variable))) {
+    CHECK(g == 0.0);
+  }
+}
+
+TEST_CASE("record: sweeps are reentrant, accumulate on request and are bitwise reproducible",
+          "[record][vjp]") {
+  const test::JVPInputs<2> in(false, 3);
+  const Inputs2 inputs(in);
+  const auto loss = random_loss(2 * in.x.value.size());
+  const auto seed = loss.seed<V2>(inputs.n);
+  const Span<const V2> seed_view{seed.data(), inputs.n};
+  const auto run = [&](Host& tape) {
+    const auto y = record<Gradient>(tape, inputs.tracked(), inputs.tracked(), in.domain, in.list,
+                                    inputs.f.variable, inputs.f.variable);
+    tape.backward(y, seed_view);
+    return y;
+  };
+  Host tape;
+  const auto y = run(tape);
+  const auto first = flat(tape.gradient(inputs.x.variable));
+  const auto first_f = flat(tape.gradient(inputs.f.variable));
+  tape.backward(y, seed_view);
+  CHECK(flat(tape.gradient(inputs.x.variable)) == first);
+  CHECK(flat(tape.gradient(inputs.f.variable)) == first_f);
+
+  SECTION("accumulate adds to what the variables hold; intermediate adjoints restart") {
+    tape.backward(y, seed_view, BackwardOptions{true});
+    const auto twice = flat(tape.gradient(inputs.x.variable));
+    for (std::size_t k = 0; k < first.size(); ++k) {
+      CHECK(twice[k] == 2 * first[k]);
+    }
+    CHECK(flat(tape.gradient(y)) == flat(seed_view));
+  }
+  SECTION("a second tape over the same inputs gives the same bits") {
+    Host other;
+    run(other);
+    CHECK(flat(other.gradient(inputs.x.variable)) == first);
+    CHECK(flat(other.gradient(inputs.h.variable)) == flat(tape.gradient(inputs.h.variable)));
+  }
+  SECTION("a cleared tape records the next iteration like a fresh one") {
+    tape.clear();
+    CHECK(tape.size() == 0);
+    CHECK_THROWS_AS(tape.gradient(inputs.x.variable), InvalidArgument);
+    run(tape);
+    CHECK(flat(tape.gradient(inputs.x.variable)) == first);
+  }
+  SECTION("the seed is copied: changing it afterwards changes nothing") {
+    auto own = seed;
+    tape.backward(y, Span<const V2>{own.data(), inputs.n});
+    own[0] = V2{1e9, 1e9};
+    CHECK(flat(tape.gradient(inputs.x.variable)) == first);
+    CHECK(flat(tape.gradient(y)) == flat(seed_view));
+  }
+}
+
+TEST_CASE("record: writing a recorded variable makes backward throw before any work",
+          "[record][vjp][errors]") {
+  const test::JVPInputs<2> in(false);
+  const Inputs2 inputs(in);
+  const auto seed = random_loss(2 * in.x.value.size()).seed<V2>(inputs.n);
+  const Span<const V2> seed_view{seed.data(), inputs.n};
+  Host tape;
+  const auto y = record<Gradient>(tape, inputs.tracked(), inputs.tracked(), in.domain, in.list,
+                                  inputs.f.variable, inputs.f.variable);
+  tape.backward(y, seed_view);
+  const auto before = flat(tape.gradient(inputs.x.variable));
+  SECTION("an input") {
+    inputs.f.variable.write()[0] += 1;
+    CHECK_THROWS_WITH(tape.backward(y, seed_view),
+                      Catch::Matchers::Contains("`query_values`") &&
+                          Catch::Matchers::Contains("was written after it was recorded"));
+  }
+  SECTION("the output") {
+    y.write();
+    CHECK_THROWS_WITH(tape.backward(y, seed_view), Catch::Matchers::Contains("`output`"));
+  }
+  CHECK(flat(tape.gradient(inputs.x.variable)) == before);
+}
+
+TEST_CASE("record: bad calls throw before anything is recorded", "[record][vjp][errors]") {
+  const test::JVPInputs<2> in(false);
+  const Inputs2 inputs(in);
+  Host tape;
+  const auto y = record<Gradient>(tape, inputs.tracked(), inputs.tracked(), in.domain, in.list,
+                                  inputs.f.variable, inputs.f.variable);
+  const auto bytes = tape.bytes();
+  std::vector<double> short_values(in.f.value.begin(), in.f.value.end() - 1);
+  const test::Tracked<double> bad(short_values);
+  CHECK_THROWS_WITH(record<Gradient>(tape, inputs.tracked(), inputs.tracked(), in.domain, in.list,
+                                     bad.variable, bad.variable),
+                    Catch::Matchers::Contains("`query_values`"));
+  CHECK(tape.size() == 1);
+  CHECK(tape.bytes() == bytes);
+
+  const std::vector<V2> seed(std::size_t(inputs.n - 1));
+  CHECK_THROWS_WITH(tape.backward(y, Span<const V2>{seed.data(), inputs.n - 1}),
+                    Catch::Matchers::Contains("`seed`"));
+  const test::Tracked<double> never(in.f.value);
+  CHECK_THROWS_WITH(tape.gradient(never.variable), Catch::Matchers::Contains("`v`"));
+}
+
+TEST_CASE("record: Density -> Gradient -> loss backpropagates end to end",
+          "[record][vjp][chain]") {
+  for (const bool periodic : {false, true}) {
+    const test::JVPInputs<2> in(periodic);
+    const auto n = std::int64_t(in.x.value.size());
+    const auto loss = random_loss(std::size_t(4 * n), 9);
+    using Density = ops::Density<Kernel, SupportScheme::SuperSymmetric>;
+    using Laplacian = ops::Laplacian<Kernel, LaplacianScheme::Brookshaw, GradientScheme::Symmetric>;
+    // L = w_ρ·ρ + w_∇·∇f + w_Δ·Δf with ρ = Density(x, h, m) feeding both operators' densities.
+    const auto chain = [&](const auto& x, const auto& h, const auto& m, const auto& f) {
+      const ParticleSet<2, double> set{view_of(x), view_of(h), view_of(m), {in.kinds.data(), n}};
+      const auto rho = apply<Density>(exec::host{}, set, set, in.domain, in.list);
+      const auto with_rho = set.with_densities(Span<const double>{rho.data(), n});
+      const auto g = apply<Gradient>(exec::host{}, with_rho, with_rho, in.domain, in.list,
+                                     view_of(f), view_of(f));
+      const auto l = apply<Laplacian>(exec::host{}, with_rho, with_rho, in.domain, in.list,
+                                      view_of(f), view_of(f));
+      std::vector<double> all;
+      for (std::int64_t i = 0; i < n; ++i) {
+        all.push_back(rho[i]);
+        test::append_scalars(g[i], all);
+        all.push_back(l[i]);
+      }
+      double sum = 0;
+      for (std::size_t k = 0; k < all.size(); ++k) {
+        sum += loss.weights[k] * all[k];
+      }
+      return sum;
+    };
+    const Inputs2 inputs(in);
+    Host tape;
+    const auto set = inputs.tracked();
+    const auto rho = record<Density>(tape, set, set, in.domain, in.list);
+    const auto with_rho = set.with_densities(rho);
+    const auto g = record<Gradient>(tape, with_rho, with_rho, in.domain, in.list,
+                                    inputs.f.variable, inputs.f.variable);
+    const auto l = record<Laplacian>(tape, with_rho, with_rho, in.domain, in.list,
+                                     inputs.f.variable, inputs.f.variable);
+    std::vector<double> seed_rho(std::size_t(n)), seed_l(std::size_t(n));
+    std::vector<V2> seed_g(std::size_t(n));
+    for (std::int64_t i = 0; i < n; ++i) {
+      seed_rho[std::size_t(i)] = loss.weights[std::size_t(4 * i)];
+      seed_g[std::size_t(i)] =
+          V2{loss.weights[std::size_t(4 * i + 1)], loss.weights[std::size_t(4 * i + 2)]};
+      seed_l[std::size_t(i)] = loss.weights[std::size_t(4 * i + 3)];
+    }
+    tape.backward(BackwardOptions{}, Seed<double>{rho, {seed_rho.data(), n}},
+                  Seed<V2>{g, {seed_g.data(), n}}, Seed<double>{l, {seed_l.data(), n}});
+    CHECK(tape.size() == 3);
+    // Directional central differences of the whole chain along each input's tangent.
+    constexpr double step = 1e-6;
+    const auto along = [&](auto which) {
+      const auto at = [&](double s) {
+        auto x = in.x.value;
+        auto h = in.h.value;
+        auto m = in.m.value;
+        auto f = in.f.value;
+        which(x, h, m, f, s);
+        return chain(x, h, m, f);
+      };
+      return (at(step) - at(-step)) / (2 * step);
+    };
+    const auto move = [](auto& values, const auto& tangent, double s) {
+      for (std::size_t i = 0; i < values.size(); ++i) {
+        values[i] = values[i] + tangent[i] * s;
+      }
+    };
+    const auto dot = [](const auto& g_, const auto& u) {
+      return test::dot_scalars(g_, u);
+    };
+    const double fd_x = along([&](auto& x, auto&, auto&, auto&, double s) { move(x, in.x.tangent, s); });
+    const double fd_h = along([&](auto&, auto& h, auto&, auto&, double s) { move(h, in.h.tangent, s); });
+    const double fd_m = along([&](auto&, auto&, auto& m, auto&, double s) { move(m, in.m.tangent, s); });
+    const double fd_f = along([&](auto&, auto&, auto&, auto& f, double s) { move(f, in.f.tangent, s); });
+    CHECK(dot(tape.gradient(inputs.x.variable), in.x.tangent) ==
+          Approx(fd_x).epsilon(1e-6).margin(1e-9));
+    CHECK(dot(tape.gradient(inputs.h.variable), in.h.tangent) ==
+          Approx(fd_h).epsilon(1e-6).margin(1e-9));
+    CHECK(dot(tape.gradient(inputs.m.variable), in.m.tangent) ==
+          Approx(fd_m).epsilon(1e-6).margin(1e-9));
+    CHECK(dot(tape.gradient(inputs.f.variable), in.f.tangent) ==
+          Approx(fd_f).epsilon(1e-6).margin(1e-9));
+    // The densities the set was built with are replaced by ρ: their gradient is exactly 0.
+    for (const double v : flat(tape.gradient(inputs.rho.variable))) {
+      CHECK(v == 0.0);
+    }
+  }
+}
+
+TEST_CASE("record: kinds and directions filter adjoints as they filter the primal",
+          "[record][vjp][kinds]") {
+  const test::JVPInputs<2> in(false, 13);
+  const Inputs2 inputs(in);
+  const auto n = inputs.n;
+  const auto loss = random_loss(std::size_t(2 * n));
+  const auto seed = loss.seed<V2>(n);
+  for (const auto direction : {OperationDirection::FluidToFluid, OperationDirection::AllToFluid,
+                               OperationDirection::BoundaryToAll}) {
+    const ApplyOptions<double> options{direction};
+    Host tape;
+    const auto y = record<Gradient>(tape, inputs.tracked(), inputs.tracked(), in.domain, in.list,
+                                    inputs.f.variable, inputs.f.variable, options);
+    tape.backward(y, Span<const V2>{seed.data(), n});
+    // ⟨Jᵀȳ, u⟩ against the forward mode with the same filter.
+    const auto set = inputs.plain()
+                         .with_positions(with_tangents(view_of(in.x.value), view_of(in.x.tangent)))
+                         .with_supports(with_tangents(view_of(in.h.value), view_of(in.h.tangent)))
+                         .with_masses(with_tangents(view_of(in.m.value), view_of(in.m.tangent)))
+                         .with_densities(
+                             with_tangents(view_of(in.rho.value), view_of(in.rho.tangent)));
+    const auto values = with_tangents(view_of(in.f.value), view_of(in.f.tangent));
+    const auto jvp_out = jvp<Gradient>(exec::host{}, set, set, in.domain, in.list, values, values,
+                                       options);
+    const double forward =
+        loss(Span<const V2>{jvp_out.tangents.data(), jvp_out.tangents.size()});
+    const double reverse = test::dot_scalars(tape.gradient(inputs.x.variable), in.x.tangent) +
+                           test::dot_scalars(tape.gradient(inputs.h.variable), in.h.tangent) +
+                           test::dot_scalars(tape.gradient(inputs.m.variable), in.m.tangent) +
+                           test::dot_scalars(tape.gradient(inputs.rho.variable), in.rho.tangent) +
+                           test::dot_scalars(tape.gradient(inputs.f.variable), in.f.tangent);
+    CHECK(reverse == Approx(forward).epsilon(1e-12));
+    // A particle the filter drops on both sides gets exactly zero.
+    const KindFilter filter = kind_filter(direction);
+    const auto gx = tape.gradient(inputs.x.variable);
+    for (std::int64_t i = 0; i < n; ++i) {
+      const std::int32_t kind = in.kinds[std::size_t(i)];
+      if (!filter.accepts_query(kind) && !filter.accepts_reference(kind)) {
+        CHECK(gx[i][0] == 0.0);
+        CHECK(gx[i][1] == 0.0);
+      }
+    }
+  }
+}
+
+TEST_CASE("record: empty sets give empty outputs and zero gradients", "[record][vjp][empty]") {
+  const test::JVPInputs<2> in(false);
+  const Inputs2 inputs(in);
+  const auto n = inputs.n;
+  using Density = ops::Density<Kernel>;
+  const std::vector<V2> no_x;
+  const std::vector<double> no_scalars;
+  const std::vector<std::int32_t> no_kinds;
+  const ParticleSet<2, double> empty{view_of(no_x), view_of(no_scalars), view_of(no_scalars),
+                                     view_of(no_kinds)};
+  SECTION("no queries") {
+    const auto list = build_neighbor_list<SupportScheme::Gather>(
+        exec::host{}, empty.search_points(), inputs.plain().search_points(), in.domain);
+    Host tape;
+    const auto y = record<Density>(tape, empty, inputs.tracked(), in.domain, list);
+    CHECK(y.size == 0);
+    tape.backward(y, Span<const double>{});
+    CHECK(tape.gradient(inputs.x.variable).size == n);
+    for (const double g : flat(tape.gradient(inputs.x.variable))) {
+      CHECK(g == 0.0);
+    }
+  }
+  SECTION("no references") {
+    const auto list = build_neighbor_list<SupportScheme::Gather>(
+        exec::host{}, inputs.plain().search_points(), empty.search_points(), in.domain);
+    Host tape;
+    const auto y = record<Density>(tape, inputs.tracked(), empty, in.domain, list);
+    for (const double v : flat(y.span())) {
+      CHECK(v == 0.0);
+    }
+    const std::vector<double> seed(std::size_t(n), 1.0);
+    tape.backward(y, Span<const double>{seed.data(), n});
+    for (const double g : flat(tape.gradient(inputs.x.variable))) {
+      CHECK(g == 0.0);
+    }
+  }
+}
+
+TEST_CASE("record: coincident distinct particles and an isolated one have finite, correct "
+          "gradients",
+          "[record][vjp][nan]") {
+  // Particles 0 and 1 coincide (distinct particles, r = 0); particle 4 is far from all.
+  std::vector<V2> x{{0.0, 0.0}, {0.0, 0.0}, {0.1, 0.05}, {-0.05, 0.1}, {5.0, 5.0}};
+  std::vector<double> h(5, 0.3), m(5, 0.01), f{1.0, 0.5, -0.3, 0.2, 0.7};
+  const std::vector<std::int32_t> kinds(5, 0);
+  const Domain<2, double> domain{V2::filled(-10.0), V2::filled(10.0), {}};
+  const SearchPoints<2, double> points{view_of(x), view_of(h)};
+  const auto list =
+      build_neighbor_list<SupportScheme::SuperSymmetric>(exec::host{}, points, points, domain);
+  using Laplacian = ops::Laplacian<Kernel, LaplacianScheme::Brookshaw>;
+  const auto value = [&](const std::vector<V2>& xs) {
+    const ParticleSet<2, double> set{view_of(xs), view_of(h), view_of(m), view_of(kinds)};
+    const auto rho = apply<ops::Density<Kernel>>(exec::host{}, set, set, domain, list);
+    const auto with_rho = set.with_densities(Span<const double>{rho.data(), 5});
+    const auto lap =
+        apply<Laplacian>(exec::host{}, with_rho, with_rho, domain, list, view_of(f), view_of(f));
+    double sum = 0;
+    for (int i = 0; i < 5; ++i) {
+      sum += lap[i] * (i + 1) + rho[i];
+    }
+    return sum;
+  };
+  Variable<V2> xv(Span<V2>{x.data(), 5});
+  const ParticleSet<2, double> plain{view_of(x), view_of(h), view_of(m), view_of(kinds)};
+  const auto set = plain.with_positions(xv);
+  Host tape;
+  const auto rho = record<ops::Density<Kernel>>(tape, set, set, domain, list);
+  const auto with_rho = set.with_densities(rho);
+  const auto lap =
+      record<Laplacian>(tape, with_rho, with_rho, domain, list, view_of(f), view_of(f));
+  std::vector<double> seed_lap{1, 2, 3, 4, 5}, seed_rho(5, 1.0);
+  tape.backward(BackwardOptions{}, Seed<double>{rho, {seed_rho.data(), 5}},
+                Seed<double>{lap, {seed_lap.data(), 5}});
+  const auto g = tape.gradient(xv);
+  for (int i = 0; i < 5; ++i) {
+    for (int k = 0; k < 2; ++k) {
+      REQUIRE(std::isfinite(g[i][k]));
+      if (i >= 2) { // FD is well defined away from the coincident pair's kink
+        auto plus = x, minus = x;
+        plus[std::size_t(i)][k] += 1e-6;
+        minus[std::size_t(i)][k] -= 1e-6;
+        CHECK(g[i][k] == Approx((value(plus) - value(minus)) / 2e-6).epsilon(1e-6).margin(1e-8));
+      }
+    }
+  }
+  CHECK(g[4][0] == 0.0); // isolated: only its self pair, which has no position derivative
+  CHECK(g[4][1] == 0.0);
+}
+
+TEST_CASE("transpose_neighbor_list: each reference lists its queries in increasing order",
+          "[search][transpose]") {
+  const test::JVPInputs<2> in(true);
+  const auto t = transpose_neighbor_list(exec::host{}, in.list, in.list.num_queries);
+  const auto tt = transpose_neighbor_list(exec::host{}, t, in.list.num_queries);
+  REQUIRE(t.num_pairs == in.list.num_pairs);
+  REQUIRE(tt.num_pairs == in.list.num_pairs);
+  for (std::int64_t i = 0; i < in.list.num_queries; ++i) {
+    std::vector<std::int32_t> row(in.list.neighbors.data() + in.list.offsets[i],
+                                  in.list.neighbors.data() + in.list.offsets[i + 1]);
+    std::sort(row.begin(), row.end());
+    const std::vector<std::int32_t> back(tt.neighbors.data() + tt.offsets[i],
+                                         tt.neighbors.data() + tt.offsets[i + 1]);
+    CHECK(back == row);
+    const std::vector<std::int32_t> column(t.neighbors.data() + t.offsets[i],
+                                           t.neighbors.data() + t.offsets[i + 1]);
+    CHECK(std::is_sorted(column.begin(), column.end()));
+  }
+  CHECK_THROWS_WITH(transpose_neighbor_list(exec::host{}, in.list, -1),
+                    Catch::Matchers::Contains("`num_references`"));
+}
