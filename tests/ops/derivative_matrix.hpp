@@ -312,8 +312,7 @@ double run_vjp(const JVPInputs<D>& in, const std::vector<double>& ybar) {
              dot_scalars(tape.gradient(l.variable), in.l.tangent);
     });
   } else {
-    return with_values(
-        [&](const auto& values) { return sweep(set, values, ops::Uncorrected{}); });
+    return with_values([&](const auto& values) { return sweep(set, values, ops::Uncorrected{}); });
   }
 }
 

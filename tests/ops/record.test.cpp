@@ -56,7 +56,10 @@ struct Inputs2 {
 
   explicit Inputs2(const test::JVPInputs<2>& inputs) : in(inputs) {}
   ParticleSet<2, double> plain() const {
-    return {view_of(x.values), view_of(h.values), view_of(m.values), {in.kinds.data(), n},
+    return {view_of(x.values),
+            view_of(h.values),
+            view_of(m.values),
+            {in.kinds.data(), n},
             view_of(rho.values)};
   }
   auto tracked() const {
@@ -116,8 +119,8 @@ TEST_CASE("record: the output equals apply bitwise and plain inputs record nothi
                                         in.list, view_of(in.f.value), view_of(in.f.value));
   CHECK(flat(y.span()) == flat(Span<const Vec<double, 2>>{expected.data(), expected.size()}));
   CHECK(tape.size() == 1);
-  const auto untracked = record<Gradient>(tape, inputs.plain(), inputs.plain(), in.domain,
-                                          in.list, view_of(in.f.value), view_of(in.f.value));
+  const auto untracked = record<Gradient>(tape, inputs.plain(), inputs.plain(), in.domain, in.list,
+                                          view_of(in.f.value), view_of(in.f.value));
   CHECK(flat(untracked.span()) == flat(y.span()));
   CHECK(tape.size() == 1);
 }
@@ -133,21 +136,21 @@ TEST_CASE("record: a variable in both roles gets the sum of its role gradients, 
   const Span<const V2> seed_view{seed.data(), shared.n};
 
   Host one;
-  const auto y = record<Gradient>(
-      one, shared.tracked(), shared.tracked(), in.domain, in.list, shared.f.variable,
-      shared.f.variable, ApplyOptions<double>{},
-      ops::Corrections{ops::NoCRK{}, ops::NoRenormalization{},
-                       ops::GradH<double, Variable<double>, Variable<double>>{omega.variable,
-                                                                              omega.variable}});
+  const auto y =
+      record<Gradient>(one, shared.tracked(), shared.tracked(), in.domain, in.list,
+                       shared.f.variable, shared.f.variable, ApplyOptions<double>{},
+                       ops::Corrections{ops::NoCRK{}, ops::NoRenormalization{},
+                                        ops::GradH<double, Variable<double>, Variable<double>>{
+                                            omega.variable, omega.variable}});
   one.backward(y, seed_view);
 
   Host two;
-  const auto y2 = record<Gradient>(
-      two, queries.tracked(), references.tracked(), in.domain, in.list, queries.f.variable,
-      references.f.variable, ApplyOptions<double>{},
-      ops::Corrections{ops::NoCRK{}, ops::NoRenormalization{},
-                       ops::GradH<double, Variable<double>, Variable<double>>{omega_q.variable,
-                                                                              omega_r.variable}});
+  const auto y2 =
+      record<Gradient>(two, queries.tracked(), references.tracked(), in.domain, in.list,
+                       queries.f.variable, references.f.variable, ApplyOptions<double>{},
+                       ops::Corrections{ops::NoCRK{}, ops::NoRenormalization{},
+                                        ops::GradH<double, Variable<double>, Variable<double>>{
+                                            omega_q.variable, omega_r.variable}});
   two.backward(y2, seed_view);
   CHECK(flat(y.span()) == flat(y2.span()));
 
@@ -272,8 +275,7 @@ TEST_CASE("record: bad calls throw before anything is recorded", "[record][vjp][
   CHECK_THROWS_WITH(tape.gradient(never.variable), Catch::Matchers::Contains("`v`"));
 }
 
-TEST_CASE("record: Density -> Gradient -> loss backpropagates end to end",
-          "[record][vjp][chain]") {
+TEST_CASE("record: Density -> Gradient -> loss backpropagates end to end", "[record][vjp][chain]") {
   for (const bool periodic : {false, true}) {
     const test::JVPInputs<2> in(periodic);
     const auto n = std::int64_t(in.x.value.size());
@@ -307,8 +309,8 @@ TEST_CASE("record: Density -> Gradient -> loss backpropagates end to end",
     const auto set = inputs.tracked();
     const auto rho = record<Density>(tape, set, set, in.domain, in.list);
     const auto with_rho = set.with_densities(rho);
-    const auto g = record<Gradient>(tape, with_rho, with_rho, in.domain, in.list,
-                                    inputs.f.variable, inputs.f.variable);
+    const auto g = record<Gradient>(tape, with_rho, with_rho, in.domain, in.list, inputs.f.variable,
+                                    inputs.f.variable);
     const auto l = record<Laplacian>(tape, with_rho, with_rho, in.domain, in.list,
                                      inputs.f.variable, inputs.f.variable);
     std::vector<double> seed_rho(static_cast<std::size_t>(n)), seed_l(seed_rho);
@@ -340,18 +342,20 @@ TEST_CASE("record: Density -> Gradient -> loss backpropagates end to end",
         values[i] = values[i] + tangent[i] * s;
       }
     };
-    const auto dot = [](const auto& g_, const auto& u) {
-      return test::dot_scalars(g_, u);
-    };
+    const auto dot = [](const auto& g_, const auto& u) { return test::dot_scalars(g_, u); };
     // Central differences of a sum of terms of total size Σ|w y| lose ~1e-16 Σ|w y| / step to
     // rounding.
     const double rounding =
         1e-15 * chain(in.x.value, in.h.value, in.m.value, in.f.value).second / step;
     INFO("FD rounding margin " << rounding);
-    const double fd_x = along([&](auto& x, auto&, auto&, auto&, double s) { move(x, in.x.tangent, s); });
-    const double fd_h = along([&](auto&, auto& h, auto&, auto&, double s) { move(h, in.h.tangent, s); });
-    const double fd_m = along([&](auto&, auto&, auto& m, auto&, double s) { move(m, in.m.tangent, s); });
-    const double fd_f = along([&](auto&, auto&, auto&, auto& f, double s) { move(f, in.f.tangent, s); });
+    const double fd_x =
+        along([&](auto& x, auto&, auto&, auto&, double s) { move(x, in.x.tangent, s); });
+    const double fd_h =
+        along([&](auto&, auto& h, auto&, auto&, double s) { move(h, in.h.tangent, s); });
+    const double fd_m =
+        along([&](auto&, auto&, auto& m, auto&, double s) { move(m, in.m.tangent, s); });
+    const double fd_f =
+        along([&](auto&, auto&, auto&, auto& f, double s) { move(f, in.f.tangent, s); });
     CHECK(dot(tape.gradient(inputs.x.variable), in.x.tangent) ==
           Approx(fd_x).epsilon(1e-6).margin(rounding));
     CHECK(dot(tape.gradient(inputs.h.variable), in.h.tangent) ==
@@ -372,10 +376,10 @@ TEST_CASE("record: Density -> Gradient -> loss backpropagates end to end",
                                         Span<const double>{rho_jvp.tangents.data(), n});
     const auto f_view = with_tangents(view_of(in.f.value), view_of(in.f.tangent));
     const auto with_rho_jvp = tangent_set.with_densities(rho_view);
-    const auto g_jvp = jvp<Gradient>(exec::host{}, with_rho_jvp, with_rho_jvp, in.domain, in.list,
-                                     f_view, f_view);
-    const auto l_jvp = jvp<Laplacian>(exec::host{}, with_rho_jvp, with_rho_jvp, in.domain,
-                                      in.list, f_view, f_view);
+    const auto g_jvp =
+        jvp<Gradient>(exec::host{}, with_rho_jvp, with_rho_jvp, in.domain, in.list, f_view, f_view);
+    const auto l_jvp = jvp<Laplacian>(exec::host{}, with_rho_jvp, with_rho_jvp, in.domain, in.list,
+                                      f_view, f_view);
     double forward = 0, scale = 0;
     for (std::int64_t i = 0; i < n; ++i) {
       const double terms[] = {seed_rho[std::size_t(i)] * rho_jvp.tangents[i],
@@ -414,17 +418,16 @@ TEST_CASE("record: kinds and directions filter adjoints as they filter the prima
                                     inputs.f.variable, inputs.f.variable, options);
     tape.backward(y, Span<const V2>{seed.data(), n});
     // ⟨Jᵀȳ, u⟩ against the forward mode with the same filter.
-    const auto set = inputs.plain()
-                         .with_positions(with_tangents(view_of(in.x.value), view_of(in.x.tangent)))
-                         .with_supports(with_tangents(view_of(in.h.value), view_of(in.h.tangent)))
-                         .with_masses(with_tangents(view_of(in.m.value), view_of(in.m.tangent)))
-                         .with_densities(
-                             with_tangents(view_of(in.rho.value), view_of(in.rho.tangent)));
+    const auto set =
+        inputs.plain()
+            .with_positions(with_tangents(view_of(in.x.value), view_of(in.x.tangent)))
+            .with_supports(with_tangents(view_of(in.h.value), view_of(in.h.tangent)))
+            .with_masses(with_tangents(view_of(in.m.value), view_of(in.m.tangent)))
+            .with_densities(with_tangents(view_of(in.rho.value), view_of(in.rho.tangent)));
     const auto values = with_tangents(view_of(in.f.value), view_of(in.f.tangent));
-    const auto jvp_out = jvp<Gradient>(exec::host{}, set, set, in.domain, in.list, values, values,
-                                       options);
-    const double forward =
-        loss(Span<const V2>{jvp_out.tangents.data(), jvp_out.tangents.size()});
+    const auto jvp_out =
+        jvp<Gradient>(exec::host{}, set, set, in.domain, in.list, values, values, options);
+    const double forward = loss(Span<const V2>{jvp_out.tangents.data(), jvp_out.tangents.size()});
     const double reverse = test::dot_scalars(tape.gradient(inputs.x.variable), in.x.tangent) +
                            test::dot_scalars(tape.gradient(inputs.h.variable), in.h.tangent) +
                            test::dot_scalars(tape.gradient(inputs.m.variable), in.m.tangent) +

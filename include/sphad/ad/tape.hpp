@@ -56,6 +56,9 @@ struct Variable {
   explicit Variable(Span<E> memory)
       : data(memory.data), size(memory.size), state(std::make_shared<detail::VariableState>()) {}
 
+  /// Tracks `n` elements at `memory`.
+  Variable(E* memory, std::int64_t n) : Variable(Span<E>{memory, n}) {}
+
   SPHAD_HOST_DEVICE SPHAD_INLINE const E& operator[](std::int64_t i) const { return data[i]; }
   /// The array, read-only.
   Span<const E> span() const { return {data, size}; }
@@ -191,7 +194,8 @@ public:
 
   /// Sweeps backward from `output` with adjoint `seed` ([output.size], copied).
   template <class E>
-  void backward(const Variable<E>& output, Span<const E> seed, const BackwardOptions& options = {}) {
+  void
+  backward(const Variable<E>& output, Span<const E> seed, const BackwardOptions& options = {}) {
     backward(options, Seed<E>{output, seed});
   }
 

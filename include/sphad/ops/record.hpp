@@ -190,9 +190,9 @@ auto map_set(const Set& set, F&& f) {
   auto masses = f(set.masses);
   auto densities = f(set.densities);
   auto volumes = f(set.volumes);
-  return ParticleSet<Set::dim, typename Set::primal_scalar, decltype(positions),
-                     decltype(supports), decltype(masses), decltype(densities),
-                     decltype(volumes)>{positions, supports, masses, set.kinds, densities, volumes};
+  return ParticleSet<Set::dim, typename Set::primal_scalar, decltype(positions), decltype(supports),
+                     decltype(masses), decltype(densities), decltype(volumes)>{
+      positions, supports, masses, set.kinds, densities, volumes};
 }
 
 /// A query set as a query-side pass reads it: positions, supports and densities through `f`,
@@ -203,14 +203,10 @@ auto map_query_role(const Set& set, F&& f) {
   auto supports = f(set.supports);
   auto densities = f(set.densities);
   const Untracked untracked;
-  return ParticleSet<Set::dim, typename Set::primal_scalar, decltype(positions),
-                     decltype(supports), decltype(untracked(set.masses)), decltype(densities),
-                     decltype(untracked(set.volumes))>{positions,
-                                                       supports,
-                                                       untracked(set.masses),
-                                                       set.kinds,
-                                                       densities,
-                                                       untracked(set.volumes)};
+  return ParticleSet<Set::dim, typename Set::primal_scalar, decltype(positions), decltype(supports),
+                     decltype(untracked(set.masses)), decltype(densities),
+                     decltype(untracked(set.volumes))>{
+      positions, supports, untracked(set.masses), set.kinds, densities, untracked(set.volumes)};
 }
 
 template <class F>
@@ -291,13 +287,12 @@ template <class Queries, class References, class QueryValues, class ReferenceVal
 struct Directions {
   template <class M>
   static constexpr const M* tag = nullptr;
-  static constexpr int query = seeded_leaves<decltype(Queries::positions)>() +
-                               seeded_leaves<decltype(Queries::supports)>() +
-                               seeded_leaves<decltype(Queries::densities)>() +
-                               seeded_leaves<QueryValues>() +
-                               query_side_leaves(tag<decltype(Corr::crk)>) +
-                               query_side_leaves(tag<decltype(Corr::renormalization)>) +
-                               query_side_leaves(tag<decltype(Corr::grad_h)>);
+  static constexpr int query =
+      seeded_leaves<decltype(Queries::positions)>() + seeded_leaves<decltype(Queries::supports)>() +
+      seeded_leaves<decltype(Queries::densities)>() + seeded_leaves<QueryValues>() +
+      query_side_leaves(tag<decltype(Corr::crk)>) +
+      query_side_leaves(tag<decltype(Corr::renormalization)>) +
+      query_side_leaves(tag<decltype(Corr::grad_h)>);
   static constexpr int reference = seeded_leaves<decltype(References::positions)>() +
                                    seeded_leaves<decltype(References::supports)>() +
                                    seeded_leaves<decltype(References::masses)>() +
@@ -348,7 +343,8 @@ struct GatherReferences {
     for (std::int64_t k = offsets[j]; k < offsets[j + 1]; ++k) {
       const std::int32_t i = queries_of[k];
       if (evaluate.filter.accepts_query(evaluate.queries.kinds[i])) {
-        add_directions(g, ybar[i], evaluate.pair_term(i, std::int32_t(j), evaluate.query_inputs(i)));
+        add_directions(g, ybar[i],
+                       evaluate.pair_term(i, std::int32_t(j), evaluate.query_inputs(i)));
       }
     }
     targets.add(j, g);
@@ -371,7 +367,7 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
   Queries queries;
   References references;
   Domain<D, S> domain;
-  ListNeighbors rows;
+  NeighborList<Exec> rows;    ///< a copy of the list (a rebuild in place cannot change it)
   NeighborList<Exec> columns; ///< the transpose of the rows
   QueryValues query_values;
   ReferenceValues reference_values;
@@ -384,7 +380,7 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
   OperatorRecord(const Queries& q,
                  const References& r,
                  const Domain<D, S>& d,
-                 ListNeighbors list,
+                 NeighborList<Exec> list,
                  NeighborList<Exec> transposed,
                  const QueryValues& qv,
                  const ReferenceValues& rv,
@@ -392,7 +388,7 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
                  S calibration,
                  const Corr& c,
                  Variable<OutPrimal> out)
-      : queries(q), references(r), domain(d), rows(list), columns(std::move(transposed)),
+      : queries(q), references(r), domain(d), rows(std::move(list)), columns(std::move(transposed)),
         query_values(qv), reference_values(rv), filter(f), factor(calibration), corrections(c),
         output(std::move(out)) {
     using sphad::detail::snapshot_version;
@@ -418,13 +414,26 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
   void check_versions() const override { sphad::detail::check_snapshots(snapshots); }
 
   std::int64_t bytes() const override {
-    return std::int64_t(sizeof(*this)) + (columns.num_queries + 1) * 8 + columns.num_pairs * 4;
+    const auto list_bytes = [](const NeighborList<Exec>& l) {
+      return (l.num_queries + 1) * 8 + l.num_pairs * 4;
+    };
+    return std::int64_t(sizeof(*this)) + list_bytes(rows) + list_bytes(columns);
   }
 
   template <class Q, class R, class QV, class RV, class C, class Store>
-  auto evaluator(const Q& q, const R& r, const QV& qv, const RV& rv, const C& c, Store store) const {
+  auto
+  evaluator(const Q& q, const R& r, const QV& qv, const RV& rv, const C& c, Store store) const {
     return Evaluate<Op, ListNeighbors, Q, R, QV, RV, C, Store>{
-        rows, q, r, domain, filter, qv, rv, factor, c, store};
+        ListNeighbors{rows.offsets.data(), rows.neighbors.data()},
+        q,
+        r,
+        domain,
+        filter,
+        qv,
+        rv,
+        factor,
+        c,
+        store};
   }
 
   void backward(Tape<Exec>& tape) const override {
@@ -456,12 +465,12 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
       const auto r = map_set(references, seeder);
       const auto rv = seeder(reference_values);
       const auto c = map_corrections(corrections, untracked, seeder);
-      const auto evaluate = evaluator(map_set(queries, untracked), r, untracked(query_values), rv,
-                                      c, NoStore{});
-      exec::for_each_index(tape.exec(), references.size(),
-                           GatherReferences<KR, S, OutPrimal, decltype(evaluate)>{
-                               evaluate, columns.offsets.data(), columns.neighbors.data(), ybar,
-                               seeder.targets});
+      const auto evaluate =
+          evaluator(map_set(queries, untracked), r, untracked(query_values), rv, c, NoStore{});
+      exec::for_each_index(
+          tape.exec(), references.size(),
+          GatherReferences<KR, S, OutPrimal, decltype(evaluate)>{
+              evaluate, columns.offsets.data(), columns.neighbors.data(), ybar, seeder.targets});
     }
   }
 };
@@ -473,13 +482,14 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
 /// output [Nq] as a `Variable` owned by the tape (feed it to later records, seed it in
 /// `Tape::backward`). A `Variable` used in several roles (the same set as queries and
 /// references, Ω of both sides) gets the sum of its roles once. The record keeps the argument
-/// views as they are now: the arrays must stay alive until the backward, and `neighbors` must
-/// not change; writing a variable through `Variable::write` after recording makes the backward
-/// throw. The backward is the operator's own pair term in dual numbers (one direction per
-/// scalar of the `Variable`s on each side): queries gather over `neighbors`, references over
-/// its transpose (built here, stream-ordered) — no atomics, bitwise reproducible. Every
-/// operator, scheme and correction differentiates (decision A1); kinds and directions filter
-/// as in the primal (A4). Throws like `apply_into` before anything is recorded.
+/// views as they are now (the arrays must stay alive until the backward; writing a variable
+/// through `Variable::write` after recording makes the backward throw) and its own copy of
+/// `neighbors` and of its transpose (rebuild the list freely). The backward is the operator's own
+/// pair term in dual numbers (one direction per scalar of the `Variable`s on each side): queries
+/// gather over `neighbors`, references over its transpose (built here, stream-ordered) — no
+/// atomics, bitwise reproducible. Every operator, scheme and correction differentiates (decision
+/// A1); kinds and directions filter as in the primal (A4). Throws like `apply_into` before anything
+/// is recorded.
 template <class Op,
           class Exec,
           class Queries,
@@ -511,17 +521,18 @@ auto record(Tape<Exec>& tape,
   const auto factor = validate_call<Op>(q, r, domain, qv, rv, options, c, function);
   const auto rows = traversal<Op::support>(tape.exec(), neighbors, q.size(), function);
   Variable<Out> out = tape.template make_output<Out>(q.size());
-  exec::for_each_index(tape.exec(), q.size(),
-                       Evaluate<Op, ListNeighbors, decltype(q), decltype(r), decltype(qv),
-                                decltype(rv), decltype(c), StoreAt<Out>>{
-                           rows, q, r, domain, kind_filter(options.direction), qv, rv, factor, c,
-                           StoreAt<Out>{const_cast<Out*>(out.data)}});
+  exec::for_each_index(
+      tape.exec(), q.size(),
+      Evaluate<Op, ListNeighbors, decltype(q), decltype(r), decltype(qv), decltype(rv), decltype(c),
+               StoreAt<Out>>{rows, q, r, domain, kind_filter(options.direction), qv, rv, factor, c,
+                             StoreAt<Out>{const_cast<Out*>(out.data)}});
   if constexpr (Directions<Queries, References, QueryValues, ReferenceValues, Corr>::any) {
-    tape.push(std::make_unique<OperatorRecord<Op, Exec, Queries, References, QueryValues,
-                                              ReferenceValues, Corr, Out>>(
-        queries, references, domain, rows,
-        transpose_neighbor_list(tape.exec(), neighbors, references.size()), query_values,
-        reference_values, kind_filter(options.direction), factor, corrections, out));
+    tape.push(
+        std::make_unique<
+            OperatorRecord<Op, Exec, Queries, References, QueryValues, ReferenceValues, Corr, Out>>(
+            queries, references, domain, copy_neighbor_list(tape.exec(), neighbors),
+            transpose_neighbor_list(tape.exec(), neighbors, references.size()), query_values,
+            reference_values, kind_filter(options.direction), factor, corrections, out));
   }
   return out;
 }
