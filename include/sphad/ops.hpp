@@ -9,6 +9,7 @@
 
 #include <sphad/ops/apply.hpp>
 #include <sphad/ops/corrections.hpp>
+#include <sphad/ops/hvp.hpp>
 #include <sphad/ops/jvp.hpp>
 #include <sphad/ops/operators.hpp>
 #include <sphad/ops/pair.hpp>

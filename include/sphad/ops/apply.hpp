@@ -170,6 +170,9 @@ struct Evaluate {
   primal_t<T> factor;
   Corr corrections;
   Store store;
+  /// Skip the pair (i, i) (queries and references are one set): only the Density HVP, whose
+  /// self term is structurally zero (decision A5), sets it.
+  bool skip_self_pairs;
 
   template <class X, class View>
   SPHAD_HOST_DEVICE SPHAD_INLINE static X read(const View& view, std::int64_t i) {
@@ -219,8 +222,7 @@ struct Evaluate {
         m_j,
         q.rho,
         rho_j,
-        references.volumes.size > 0 ? read<V>(references.volumes, j)
-                                    : V(safe_divide(m_j, rho_j)),
+        references.volumes.size > 0 ? read<V>(references.volumes, j) : V(safe_divide(m_j, rho_j)),
         q.f,
         F{},
         factor};
@@ -238,7 +240,7 @@ struct Evaluate {
     if (filter.accepts_query(queries.kinds[i])) {
       const QueryInputs q = query_inputs(i);
       neighbors.for_each(i, q.x, q.h, [&](std::int32_t j) {
-        if (filter.accepts_reference(references.kinds[j])) {
+        if (filter.accepts_reference(references.kinds[j]) && !(skip_self_pairs && j == i)) {
           sum += pair_term(i, j, q);
         }
       });
@@ -399,7 +401,8 @@ void evaluate_all(const Exec& exec,
                   const ApplyOptions<typename Queries::primal_scalar>& options,
                   const Corr& corrections,
                   Store store,
-                  const char* function) {
+                  const char* function,
+                  bool skip_self_pairs = false) {
   const auto factor = validate_call<Op>(queries, references, domain, query_values, reference_values,
                                         options, corrections, function);
   const auto neighbors = traversal<Op::support>(exec, adjacency, queries.size(), function);
@@ -408,7 +411,7 @@ void evaluate_all(const Exec& exec,
   exec::for_each_index(exec, queries.size(),
                        Launch{neighbors, queries, references, domain,
                               kind_filter(options.direction), query_values, reference_values,
-                              factor, corrections, store});
+                              factor, corrections, store, skip_self_pairs});
 }
 
 } // namespace ops::detail

@@ -433,7 +433,8 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
         rv,
         factor,
         c,
-        store};
+        store,
+        false};
   }
 
   void backward(Tape<Exec>& tape) const override {
@@ -518,14 +519,12 @@ auto record(Tape<Exec>& tape,
   static_assert(!is_dual_v<scalar_of_t<Out>>,
                 "sphad::record: inputs with tangents (recording a JVP) are not supported yet; "
                 "record plain or Variable views");
+  // Everything is checked before the tape changes (the launch below checks again: cheap).
   const auto factor = validate_call<Op>(q, r, domain, qv, rv, options, c, function);
-  const auto rows = traversal<Op::support>(tape.exec(), neighbors, q.size(), function);
+  traversal<Op::support>(tape.exec(), neighbors, q.size(), function);
   Variable<Out> out = tape.template make_output<Out>(q.size());
-  exec::for_each_index(
-      tape.exec(), q.size(),
-      Evaluate<Op, ListNeighbors, decltype(q), decltype(r), decltype(qv), decltype(rv), decltype(c),
-               StoreAt<Out>>{rows, q, r, domain, kind_filter(options.direction), qv, rv, factor, c,
-                             StoreAt<Out>{const_cast<Out*>(out.data)}});
+  evaluate_all<Op>(tape.exec(), q, r, domain, neighbors, qv, rv, options, c,
+                   StoreAt<Out>{const_cast<Out*>(out.data)}, function);
   if constexpr (Directions<Queries, References, QueryValues, ReferenceValues, Corr>::any) {
     tape.push(
         std::make_unique<
