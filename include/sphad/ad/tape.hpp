@@ -41,12 +41,14 @@ struct VariableState {
 /// a backward over a record made before such a write throws (decision A6). Writing through
 /// other pointers to the same memory is not seen.
 /// @tparam E  a floating scalar, `Vec` or `Mat` (kinds and indices are never differentiable,
-///            decision A2).
+///            decision A2); its scalar may be a `Dual` (a tape over dual numbers: forward over
+///            reverse, see `record`).
 template <class E>
 struct Variable {
-  static_assert(std::is_floating_point_v<scalar_of_t<E>>,
-                "sphad::Variable: only arrays of float or double (scalars, Vec, Mat) are tracked "
-                "(kinds, neighbour lists and grids are never differentiable: decision A2)");
+  static_assert(std::is_floating_point_v<primal_t<scalar_of_t<E>>>,
+                "sphad::Variable: only arrays of float or double (scalars, Vec, Mat, or their dual "
+                "numbers) are tracked (kinds, neighbour lists and grids are never "
+                "differentiable: decision A2)");
   const E* data = nullptr;
   std::int64_t size = 0;
   std::shared_ptr<detail::VariableState> state;

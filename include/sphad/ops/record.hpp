@@ -137,7 +137,7 @@ struct GradientTargets {
 /// depend on them).
 template <int K, class S, class OutPrimal, class Y>
 SPHAD_HOST_DEVICE SPHAD_INLINE void add_directions(S (&g)[K], const OutPrimal& ybar, const Y& y) {
-  if constexpr (is_dual_v<scalar_of_t<Y>>) {
+  if constexpr (std::is_same_v<scalar_of_t<Y>, Dual<S, K>>) {
     SPHAD_PRAGMA_UNROLL
     for (int k = 0; k < K; ++k) {
       g[k] += leaf_dot(ybar, tangent_part(y, k));
@@ -169,6 +169,10 @@ struct Seeder {
   auto operator()(const View& view) {
     if constexpr (is_variable_v<View>) {
       using E = view_element_t<View>;
+      static_assert(std::is_same_v<scalar_of_t<E>, S>,
+                    "sphad::record: every Variable of a call must have the scalar of its output; "
+                    "to differentiate through a JVP, make every input a Variable of dual "
+                    "elements (a tape over dual numbers)");
       const Span<E> gradient = tape.gradient_slot(view);
       targets.targets[targets.count++] = {reinterpret_cast<S*>(gradient.data), next,
                                           leaf_count<E>()};
@@ -361,31 +365,32 @@ template <class Op,
           class Corr,
           class OutPrimal>
 struct OperatorRecord final : sphad::detail::Record<Exec> {
-  using S = typename Queries::primal_scalar;
+  using P = typename Queries::primal_scalar;
+  using S = scalar_of_t<OutPrimal>; ///< the tape's scalar: plain, or dual (forward over reverse)
   static constexpr int D = Queries::dim;
 
   Queries queries;
   References references;
-  Domain<D, S> domain;
+  Domain<D, P> domain;
   NeighborList<Exec> rows;    ///< a copy of the list (a rebuild in place cannot change it)
   NeighborList<Exec> columns; ///< the transpose of the rows
   QueryValues query_values;
   ReferenceValues reference_values;
   KindFilter filter;
-  S factor;
+  P factor;
   Corr corrections;
   Variable<OutPrimal> output;
   std::vector<sphad::detail::VersionSnapshot> snapshots;
 
   OperatorRecord(const Queries& q,
                  const References& r,
-                 const Domain<D, S>& d,
+                 const Domain<D, P>& d,
                  NeighborList<Exec> list,
                  NeighborList<Exec> transposed,
                  const QueryValues& qv,
                  const ReferenceValues& rv,
                  KindFilter f,
-                 S calibration,
+                 P calibration,
                  const Corr& c,
                  Variable<OutPrimal> out)
       : queries(q), references(r), domain(d), rows(std::move(list)), columns(std::move(transposed)),
@@ -516,9 +521,6 @@ auto record(Tape<Exec>& tape,
   const auto rv = untracked(reference_values);
   const auto c = map_corrections(corrections, untracked, untracked);
   using Out = output_of_t<Op, decltype(q), decltype(r), decltype(qv), decltype(rv), decltype(c)>;
-  static_assert(!is_dual_v<scalar_of_t<Out>>,
-                "sphad::record: inputs with tangents (recording a JVP) are not supported yet; "
-                "record plain or Variable views");
   // Everything is checked before the tape changes (the launch below checks again: cheap).
   const auto factor = validate_call<Op>(q, r, domain, qv, rv, options, c, function);
   traversal<Op::support>(tape.exec(), neighbors, q.size(), function);
