@@ -28,7 +28,7 @@ namespace ops::detail {
 
 /// The number of scalars in an element E (1 for a scalar, K for `Vec<T, K>`, R·C for a `Mat`).
 template <class E>
-constexpr int leaf_count() {
+SPHAD_HOST_DEVICE constexpr int leaf_count() {
   if constexpr (is_vec_v<E>) {
     return E::dim * leaf_count<typename E::value_type>();
   } else if constexpr (is_mat_v<E>) {
