@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Reverse mode (issue #8), architecture §5 ratios side by side: the plain `apply`, `record` with
-// no Variable (nothing to record), and the full gradient — `record` of one launch plus the
+// no Variable (nothing to record), the Density position HVP, and the full gradient — `record` of one launch plus the
 // backward sweep with positions, supports, masses (and for the field operators densities and
 // values) all Variables. Density, Gradient (Difference), Laplacian (Brookshaw) and the
 // CRK-corrected Gradient; 2D double, Wendland4, the operator benchmarks' particles. The
@@ -21,7 +21,7 @@ namespace {
 
 using Kernel = kernels::Wendland4;
 enum Which { density, gradient, laplacian, crk_gradient };
-enum Mode { primal_call, record_untracked, full_gradient };
+enum Mode { primal_call, record_untracked, full_gradient, position_hvp };
 
 template <Which W, Mode M>
 void BM_vjp(benchmark::State& state) {
@@ -53,6 +53,7 @@ void BM_vjp(benchmark::State& state) {
   const ApplyOptions<double> options{};
   const std::vector<double> seed_scalar(std::size_t(n), 1.0);
   const std::vector<Vec<double, 2>> seed_vector(std::size_t(n), Vec<double, 2>{1.0, -0.5});
+  const Span<const Vec<double, 2>> direction{seed_vector.data(), n};
   Tape<exec::host> tape(exec);
   const auto record_once = [&](const auto& s, const auto& values) {
     if constexpr (W == density) {
@@ -84,6 +85,11 @@ void BM_vjp(benchmark::State& state) {
             apply<G>(exec, set, set, domain, c.list, c.scalars(), c.scalars(), options, corrections)
                 .size());
       }
+    } else if constexpr (M == position_hvp) {
+      static_assert(W == density, "the position HVP is the Density's");
+      benchmark::DoNotOptimize(
+          density_position_hvp<Kernel>(exec, set, set, domain, c.list, direction, direction)
+              .size());
     } else if constexpr (M == record_untracked) {
       tape.clear();
       benchmark::DoNotOptimize(record_once(set, c.scalars()).size);
@@ -115,6 +121,7 @@ void BM_vjp(benchmark::State& state) {
 SPHAD_BENCH_VJP(density, primal_call);
 SPHAD_BENCH_VJP(density, record_untracked);
 SPHAD_BENCH_VJP(density, full_gradient);
+SPHAD_BENCH_VJP(density, position_hvp);
 SPHAD_BENCH_VJP(gradient, primal_call);
 SPHAD_BENCH_VJP(gradient, record_untracked);
 SPHAD_BENCH_VJP(gradient, full_gradient);
