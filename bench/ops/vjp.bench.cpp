@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Reverse mode (issue #8), architecture §5 ratios side by side: the plain `apply`, `record` with
-// no Variable (nothing to record), the Density position HVP, and the full gradient — `record` of one launch plus the
-// backward sweep with positions, supports, masses (and for the field operators densities and
-// values) all Variables. Density, Gradient (Difference), Laplacian (Brookshaw) and the
-// CRK-corrected Gradient; 2D double, Wendland4, the operator benchmarks' particles. The
-// `tape_bytes_per_launch` counter is what the tape holds per recorded launch (output and the
-// transposed list).
+// no Variable (nothing to record), the Density position HVP, and the full gradient — `record` of
+// one launch plus the backward sweep with positions, supports, masses (and for the field operators
+// densities and values) all Variables. Density, Gradient (Difference), Laplacian (Brookshaw) and
+// the CRK-corrected Gradient; 2D double, Wendland4, the operator benchmarks' particles. The
+// `tape_bytes_per_launch` counter is what the tape holds per recorded launch (the output, the
+// list's copy and its transpose).
 #include <sphad/corrections.hpp>
 #include <sphad/ops.hpp>
 

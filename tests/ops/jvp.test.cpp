@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Forward mode through `jvp` (issue #7): what the API promises beyond the finite-difference
-// matrix of derivative_matrix.hpp — bitwise primals, paired views equal to dual arrays, inputs without
-// tangents as exact zero directions, N directions equal to N passes, kinds, empty sets,
+// matrix of derivative_matrix.hpp — bitwise primals, paired views equal to dual arrays, inputs
+// without tangents as exact zero directions, N directions equal to N passes, kinds, empty sets,
 // coincident particles, the correction pipelines chained end to end, and the error paths.
 #include "ops/derivative_matrix.hpp"
 #include "ops/ops_cases.hpp"
