@@ -7,6 +7,7 @@
 #include <sphad/ad/safe.hpp>
 #include <sphad/ad/scalar_traits.hpp>
 #include <sphad/corrections/detail/stage.hpp>
+#include <sphad/ops/record.hpp>
 #include <sphad/exec/buffer.hpp>
 #include <sphad/kernels/evaluate.hpp>
 #include <sphad/ops/corrections.hpp>
@@ -33,16 +34,27 @@ struct KernelDhSum : Stage<Kernel, SupportScheme::Gather, true> {
   }
 };
 
-/// Ω_i = 1 + h_i S_i/(D ρ_i); 1 where ρ_i = 0 and for masked queries (S_i = 0).
+/// Ω_i = 1 + h_i S_i/(D ρ_i); 1 where ρ_i = 0 and for masked queries (S_i = 0). On any scalars
+/// (their promotion): the store below and `record_omegas` share it.
+template <int D>
+struct OmegaOf {
+  template <class Sum, class H, class Rho>
+  SPHAD_HOST_DEVICE SPHAD_INLINE auto
+  operator()(const Sum& sum, const H& support, const Rho& density) const {
+    using T = promote_all_t<Sum, H, Rho>;
+    const auto h = sphad::detail::convert_scalars<T>(support);
+    const auto rho = sphad::detail::convert_scalars<T>(density);
+    return T(1) + safe_divide(h * T(sum), T(D) * rho);
+  }
+};
+
 template <int D, class T, class Supports, class Densities>
 struct StoreOmega {
   T* out;
   Supports supports;
   Densities densities;
   SPHAD_HOST_DEVICE SPHAD_INLINE void operator()(std::int64_t i, const T& sum) const {
-    const auto h = sphad::detail::convert_scalars<T>(supports[i]);
-    const auto rho = sphad::detail::convert_scalars<T>(densities[i]);
-    out[i] = T(1) + safe_divide(h * sum, T(D) * rho);
+    out[i] = OmegaOf<D>{}(sum, supports[i], densities[i]);
   }
 };
 
@@ -94,6 +106,27 @@ Buffer<T, Exec> compute_omegas(const Exec& exec,
   grad_h_omegas_into<Kernel>(exec, particles, domain, adjacency,
                              Span<T>{omegas.data(), omegas.size()}, options);
   return omegas;
+}
+
+/// Reverse mode: Ω of one set recorded on `tape` (the sum Σ_j m_j ∂W/∂h_i as a `record` of its
+/// pair term, then Ω_i = 1 + h_i S_i/(D ρ_i) as a `record_map`), so gradients flow from Ω to
+/// the set's `Variable`s — positions, supports, masses, densities (e.g. the output of a
+/// recorded Density). Returns Ω [N] as a tape-owned `Variable`. Throws like `compute_omegas`.
+template <class Kernel, class Exec, class Set>
+auto record_omegas(Tape<Exec>& tape,
+                   const Set& particles,
+                   const Domain<Set::dim, typename Set::primal_scalar>& domain,
+                   const NeighborList<Exec>& neighbors,
+                   const ApplyOptions<typename Set::primal_scalar>& options = {}) {
+  SPHAD_REQUIRE(particles.densities.size == particles.size(), "corrections::record_omegas",
+                "particles",
+                sphad::detail::concat("needs densities (got ", particles.densities.size, " for ",
+                                      particles.size(), ")"));
+  const auto sums = record<detail::KernelDhSum<Kernel>>(tape, particles, particles, domain,
+                                                        neighbors, Span<const ops::NoField>{},
+                                                        Span<const ops::NoField>{}, options);
+  return record_map(tape, particles.size(), detail::OmegaOf<Set::dim>{}, sums,
+                    particles.supports, particles.densities);
 }
 
 /// The same with the kernel chosen at run time, over the kernels of `Kernels`.

@@ -6,6 +6,7 @@
 
 #include <sphad/ad/scalar_traits.hpp>
 #include <sphad/corrections/detail/stage.hpp>
+#include <sphad/ops/record.hpp>
 #include <sphad/exec/buffer.hpp>
 #include <sphad/math/mat.hpp>
 #include <sphad/math/pinv.hpp>
@@ -62,9 +63,22 @@ struct RenormalizationCovariance : ops::Covariance<Kernel, Support> {
   }
 };
 
-/// C̃_i (C_i, or I where the row falls back) and L_i = pinv(C̃_iᵀ): with L = C^-T the Difference
+/// L_i = pinv(C̃_iᵀ) with C̃_i = C_i, or I where the row falls back: with L = C^-T the Difference
 /// gradient of a linear field is exact even where CRK makes C non-symmetric; where C is
-/// symmetric (radial kernels without CRK) it is the reference's pinv(C).
+/// symmetric (radial kernels without CRK) it is the reference's pinv(C). On any scalar: the
+/// store below and `record_renormalization` share it.
+struct RenormalizationOf {
+  template <class T, int D>
+  SPHAD_HOST_DEVICE static Mat<T, D, D> of(const ops::CovarianceResult<T, D>& c, bool accepted) {
+    return accepted ? pinv(transpose(c.matrix)) : Mat<T, D, D>::identity();
+  }
+  template <class T, int D>
+  SPHAD_HOST_DEVICE Mat<T, D, D> operator()(const ops::CovarianceResult<T, D>& c) const {
+    return of(c, renormalization_accepted(c));
+  }
+};
+
+/// Stores L_i and, when asked, C̃_i.
 template <int D, class T>
 struct StoreRenormalization {
   Mat<T, D, D>* matrices;
@@ -73,7 +87,7 @@ struct StoreRenormalization {
                                                  const ops::CovarianceResult<T, D>& c) const {
     const bool accepted = renormalization_accepted(c);
     const Mat<T, D, D> kept = accepted ? c.matrix : Mat<T, D, D>::identity();
-    matrices[i] = accepted ? pinv(transpose(kept)) : Mat<T, D, D>::identity();
+    matrices[i] = RenormalizationOf::of(c, accepted);
     if (covariances != nullptr) {
       covariances[i] = kept;
     }
@@ -154,6 +168,30 @@ compute_renormalization(const Exec& exec,
       exec, queries, references, domain, adjacency, Span<Mat<T, D, D>>{out.matrices.data(), n},
       Span<Mat<T, D, D>>{out.covariances.data(), n}, options, corrections);
   return out;
+}
+
+/// Reverse mode: the renormalization matrices recorded on `tape` (the covariance as a `record`
+/// of its pair term, with the caller's volumes, directions and corrections, then L_i as a
+/// `record_map` of the fallback and pinv), so gradients flow from L to every `Variable` of the
+/// sets and of `corrections`. Returns L [Nq] as a tape-owned `Variable`, for
+/// `ops::Renormalization<D, T, Variable<Mat<T, D, D>>>{L}`. Throws like `compute_renormalization`.
+template <class Kernel,
+          SupportScheme Support = SupportScheme::Gather,
+          class Exec,
+          class Queries,
+          class References,
+          class Corr = ops::Uncorrected>
+auto record_renormalization(Tape<Exec>& tape,
+                            const Queries& queries,
+                            const References& references,
+                            const Domain<Queries::dim, typename Queries::primal_scalar>& domain,
+                            const NeighborList<Exec>& neighbors,
+                            const ApplyOptions<typename Queries::primal_scalar>& options = {},
+                            const Corr& corrections = {}) {
+  const auto covariances = record<detail::RenormalizationCovariance<Kernel, Support>>(
+      tape, queries, references, domain, neighbors, Span<const ops::NoField>{},
+      Span<const ops::NoField>{}, options, corrections);
+  return record_map(tape, queries.size(), detail::RenormalizationOf{}, covariances);
 }
 
 /// The same with the kernel and support scheme of `properties` chosen at run time (the

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -26,13 +27,21 @@ namespace sphad {
 
 namespace ops::detail {
 
-/// The number of scalars in an element E (1 for a scalar, K for `Vec<T, K>`, R·C for a `Mat`).
+template <class E>
+inline constexpr bool is_covariance_v = false;
+template <class T, int D>
+inline constexpr bool is_covariance_v<CovarianceResult<T, D>> = true;
+
+/// The number of scalars in an element E (1 for a scalar, K for `Vec<T, K>`, R·C for a `Mat`,
+/// a Covariance result's matrix; they come first in its memory, its count after them).
 template <class E>
 SPHAD_HOST_DEVICE constexpr int leaf_count() {
   if constexpr (is_vec_v<E>) {
     return E::dim * leaf_count<typename E::value_type>();
   } else if constexpr (is_mat_v<E>) {
     return E::rows * E::cols * leaf_count<typename E::value_type>();
+  } else if constexpr (is_covariance_v<E>) {
+    return leaf_count<decltype(E::matrix)>();
   } else {
     return 1;
   }
@@ -61,6 +70,10 @@ SPHAD_HOST_DEVICE SPHAD_INLINE auto seed(const E& e, int offset) {
     constexpr int step = leaf_count<typename E::value_type>();
     return sphad::detail::generate_mat<E::rows, E::cols>(
         [&](int r, int c) { return seed<K>(e(r, c), offset + (r * E::cols + c) * step); });
+  } else if constexpr (is_covariance_v<E>) {
+    const auto matrix = seed<K>(e.matrix, offset);
+    constexpr int D = decltype(e.matrix)::rows;
+    return CovarianceResult<typename decltype(matrix)::value_type, D>{matrix, e.neighbors};
   } else {
     Dual<E, K> out(e);
     out.tangent[offset] = E(1);
@@ -109,12 +122,14 @@ SPHAD_HOST_DEVICE SPHAD_INLINE auto leaf_dot(const A& a, const B& b) {
   }
 }
 
-/// Where a pass adds its directions: data[index · leaves + c] += g[offset + c].
+/// Where a pass adds its directions: data[index · stride + c] += g[offset + c] for the
+/// `leaves` scalars of each element (`stride`: the element's size in scalars).
 template <class S>
 struct GradientTarget {
   S* data;
   int offset;
   int leaves;
+  int stride;
 };
 
 /// The gradient arrays of one pass (at most one per input view of a role).
@@ -127,7 +142,7 @@ struct GradientTargets {
     for (int t = 0; t < count; ++t) {
       const GradientTarget<S>& target = targets[t];
       for (int c = 0; c < target.leaves; ++c) {
-        target.data[index * target.leaves + c] += g[target.offset + c];
+        target.data[index * target.stride + c] += g[target.offset + c];
       }
     }
   }
@@ -174,8 +189,9 @@ struct Seeder {
                     "to differentiate through a JVP, make every input a Variable of dual "
                     "elements (a tape over dual numbers)");
       const Span<E> gradient = tape.gradient_slot(view);
+      static_assert(sizeof(E) % sizeof(S) == 0, "sphad::record: an element is whole scalars");
       targets.targets[targets.count++] = {reinterpret_cast<S*>(gradient.data), next,
-                                          leaf_count<E>()};
+                                          leaf_count<E>(), int(sizeof(E) / sizeof(S))};
       const SeedView<E, K> out{view.data, view.size, next};
       next += leaf_count<E>();
       return out;
@@ -534,6 +550,128 @@ auto record(Tape<Exec>& tape,
             queries, references, domain, copy_neighbor_list(tape.exec(), neighbors),
             transpose_neighbor_list(tape.exec(), neighbors, references.size()), query_values,
             reference_values, kind_filter(options.direction), factor, corrections, out));
+  }
+  return out;
+}
+
+namespace ops::detail {
+
+/// Views read together, element by element (a tuple for device code): `apply(f, i)` is
+/// f(v0[i], v1[i], ...).
+template <class... Views>
+struct ViewPack;
+template <>
+struct ViewPack<> {
+  template <class F, class... Read>
+  SPHAD_HOST_DEVICE SPHAD_INLINE auto apply(const F& f, std::int64_t, const Read&... read) const {
+    return f(read...);
+  }
+};
+template <class Head, class... Tail>
+struct ViewPack<Head, Tail...> {
+  Head head;
+  ViewPack<Tail...> tail;
+  template <class F, class... Read>
+  SPHAD_HOST_DEVICE SPHAD_INLINE auto apply(const F& f, std::int64_t i, const Read&... read) const {
+    return tail.apply(f, i, read..., head[i]);
+  }
+};
+inline ViewPack<> make_pack() { return {}; }
+template <class Head, class... Tail>
+ViewPack<Head, Tail...> make_pack(const Head& head, const Tail&... tail) {
+  return {head, make_pack(tail...)};
+}
+
+/// out[i] = f(inputs at i).
+template <class F, class Pack, class Out>
+struct MapPrimal {
+  F f;
+  Pack views;
+  Out* out;
+  SPHAD_HOST_DEVICE SPHAD_INLINE void operator()(std::int64_t i) const {
+    out[i] = views.apply(f, i);
+  }
+};
+
+/// Row i of a map's backward: f on the seeded inputs, contracted with ȳ_i, added at i.
+template <int K, class S, class F, class Pack, class OutPrimal>
+struct MapAdjoint {
+  F f;
+  Pack views;
+  const OutPrimal* ybar;
+  GradientTargets<S> targets;
+  SPHAD_HOST_DEVICE SPHAD_INLINE void operator()(std::int64_t i) const {
+    S g[K] = {};
+    add_directions(g, ybar[i], views.apply(f, i));
+    targets.add(i, g);
+  }
+};
+
+/// One recorded row-wise map.
+template <class Exec, class F, class OutPrimal, class... Views>
+struct MapRecord final : sphad::detail::Record<Exec> {
+  using S = scalar_of_t<OutPrimal>;
+  F f;
+  std::tuple<Views...> inputs;
+  Variable<OutPrimal> output;
+  std::vector<sphad::detail::VersionSnapshot> snapshots;
+
+  MapRecord(const F& function, const std::tuple<Views...>& views, Variable<OutPrimal> out)
+      : f(function), inputs(views), output(std::move(out)) {
+    std::apply(
+        [&](const auto&... v) {
+          (sphad::detail::snapshot_version(snapshots, "inputs", v), ...);
+        },
+        inputs);
+    sphad::detail::snapshot_version(snapshots, "output", output);
+  }
+  void check_versions() const override { sphad::detail::check_snapshots(snapshots); }
+  std::int64_t bytes() const override { return std::int64_t(sizeof(*this)); }
+  void backward(Tape<Exec>& tape) const override {
+    constexpr int K = (seeded_leaves<Views>() + ... + 0);
+    if constexpr (K > 0) {
+      Seeder<K, S, Exec> seeder{tape};
+      // Braces evaluate left to right: the inputs take their directions in order.
+      const auto seeded = std::apply(
+          [&](const auto&... v) { return std::tuple<decltype(seeder(v))...>{seeder(v)...}; },
+          inputs);
+      const auto pack = std::apply([](const auto&... v) { return make_pack(v...); }, seeded);
+      exec::for_each_index(tape.exec(), output.size,
+                           MapAdjoint<K, S, F, std::remove_const_t<decltype(pack)>, OutPrimal>{
+                               f, pack, tape.gradient_slot(output, true).data, seeder.targets});
+    }
+  }
+};
+
+} // namespace ops::detail
+
+/// Reverse mode for a row-wise function: out[i] = f(inputs[0][i], inputs[1][i], ...) for i in
+/// [0, n), recorded on `tape` when any input is a `Variable`, the output returned as a
+/// `Variable` owned by the tape. `f` is a function object callable on host and device
+/// (`SPHAD_HOST_DEVICE`) and generic over the scalar type: its backward evaluates it on dual
+/// numbers seeded with one direction per scalar of the `Variable` inputs (the same local forward
+/// mode as `record<Op>`), so one definition serves the primal and its derivatives. Inputs are
+/// views ([n] each): `Variable`s, `Span`s (constants). This is how the correction pipelines'
+/// per-particle steps (a reciprocal, a small solve) are recorded. Throws `InvalidArgument`
+/// naming `inputs` when a view's size is not n, before the tape changes.
+template <class F, class Exec, class... Views>
+auto record_map(Tape<Exec>& tape, std::int64_t n, const F& f, const Views&... inputs) {
+  using namespace ops::detail;
+  const Untracked untracked;
+  const auto check = [&](std::int64_t size) {
+    SPHAD_REQUIRE(size == n, "record_map", "inputs",
+                  sphad::detail::concat("an input has ", size, " entries for ", n, " rows"));
+  };
+  (check(inputs.size), ...);
+  const auto plain = make_pack(untracked(inputs)...);
+  using Out = std::remove_cv_t<std::remove_reference_t<decltype(plain.apply(f, 0))>>;
+  Variable<Out> out = tape.template make_output<Out>(n);
+  exec::for_each_index(tape.exec(), n,
+                       MapPrimal<F, std::remove_const_t<decltype(plain)>, Out>{
+                           f, plain, const_cast<Out*>(out.data)});
+  if constexpr ((is_variable_v<Views> || ...)) {
+    tape.push(std::make_unique<MapRecord<Exec, F, Out, Views...>>(
+        f, std::tuple<Views...>(inputs...), out));
   }
   return out;
 }
