@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-// The correction pipelines under reverse mode (issue #8): Ω (grad-h) and the renormalization
-// matrices recorded (`record_omegas`, `record_renormalization`: a pair-sum record and a
-// `record_map`), so geometry → Density → Ω / L → corrected Gradient → loss backpropagates end
-// to end. Checked against the forward mode through the same chain (dot-product test, 1e-12)
+// The correction pipelines under reverse mode (issue #8): Ω (grad-h), the renormalization
+// matrices and the CRK factors recorded (`record_omegas`, `record_renormalization`,
+// `record_crk_factors`: pair-sum records and `record_map`s), so geometry → (Density →) Ω / L /
+// CRK state and volumes → corrected Gradient → loss backpropagates end to end (with CRK also
+// through the CRK density). Checked against the forward mode through the same chain (dot-product test, 1e-12)
 // and central differences (1e-6); and `record_map` on its own.
 #include <sphad/corrections.hpp>
 
@@ -24,7 +25,7 @@ using V2 = Vec<double, 2>;
 using Density = ops::Density<Kernel>;
 using Gradient = ops::Gradient<Kernel, GradientScheme::Difference>;
 
-enum class Pipeline { omegas, renormalization };
+enum class Pipeline { omegas, renormalization, crk };
 
 /// ȳ for the gradient output: fixed pseudo-random vectors.
 std::vector<V2> seed_of(std::size_t n) {
@@ -66,7 +67,20 @@ std::pair<double, double> forward_chain(const test::JVPInputs<2>& in,
     }
     return std::make_pair(value, derivative);
   };
-  if constexpr (P == Pipeline::omegas) {
+  if constexpr (P == Pipeline::crk) {
+    const auto crk = corrections::compute_crk_factors<Kernel>(ex, set, in.domain, in.list);
+    const auto weighted = set.with_volumes(crk.volume_span());
+    const auto g = jvp<Gradient>(ex, weighted, weighted, in.domain, in.list, values, values,
+                                 ApplyOptions<double>{}, ops::Corrections{crk.state()});
+    double value = 0, derivative = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+      value += dot(ybar[std::size_t(i)], g.primal[i]) + ybar[std::size_t(i)][0] *
+                                                            value_of(crk.density[i]);
+      derivative += dot(ybar[std::size_t(i)], g.tangents[i]) +
+                    ybar[std::size_t(i)][0] * crk.density[i].tangent[0];
+    }
+    return std::make_pair(value, derivative);
+  } else if constexpr (P == Pipeline::omegas) {
     const auto omega = corrections::compute_omegas<Kernel>(ex, with_rho, in.domain, in.list);
     using D1 = Dual<double, 1>;
     const Span<const D1> o{omega.data(), n};
@@ -91,6 +105,24 @@ double reverse_chain(const test::JVPInputs<2>& in, const std::vector<V2>& ybar) 
   const auto set = plain.with_positions(x.variable).with_supports(h.variable).with_masses(
       m.variable);
   Tape<exec::host> tape;
+  if constexpr (P == Pipeline::crk) {
+    // ȳ on the corrected gradient, and its first component on the CRK density.
+    const auto crk = corrections::record_crk_factors<Kernel>(tape, set, in.domain, in.list);
+    const auto weighted = set.with_volumes(crk.volumes);
+    const auto g = record<Gradient>(tape, weighted, weighted, in.domain, in.list, f.variable,
+                                    f.variable, ApplyOptions<double>{},
+                                    ops::Corrections{crk.state()});
+    std::vector<double> seed_density;
+    for (const auto& v : ybar) {
+      seed_density.push_back(v[0]);
+    }
+    tape.backward(BackwardOptions{}, Seed<V2>{g, {ybar.data(), n}},
+                  Seed<double>{crk.density, {seed_density.data(), n}});
+    return test::dot_scalars(tape.gradient(x.variable), in.x.tangent) +
+           test::dot_scalars(tape.gradient(h.variable), in.h.tangent) +
+           test::dot_scalars(tape.gradient(m.variable), in.m.tangent) +
+           test::dot_scalars(tape.gradient(f.variable), in.f.tangent);
+  }
   const auto rho = record<Density>(tape, set, set, in.domain, in.list);
   const auto with_rho = set.with_densities(rho);
   const auto g = [&] {
@@ -155,6 +187,12 @@ TEST_CASE("record_omegas: Ω backpropagates to the geometry through the Density"
 TEST_CASE("record_renormalization: L backpropagates to the geometry through the Density",
           "[vjp][renormalization]") {
   check_chain<Pipeline::renormalization>();
+}
+
+TEST_CASE("record_crk_factors: the CRK factors, volumes and CRK density backpropagate to the "
+          "geometry",
+          "[vjp][crk]") {
+  check_chain<Pipeline::crk>();
 }
 
 TEST_CASE("record_map: a row-wise function's gradient, constants and errors", "[vjp][map]") {

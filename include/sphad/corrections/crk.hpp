@@ -7,6 +7,7 @@
 #include <sphad/ad/safe.hpp>
 #include <sphad/ad/scalar_traits.hpp>
 #include <sphad/corrections/detail/stage.hpp>
+#include <sphad/ops/record.hpp>
 #include <sphad/exec/buffer.hpp>
 #include <sphad/math/mat.hpp>
 #include <sphad/math/scalar.hpp>
@@ -68,6 +69,40 @@ struct Moments {
     return m;
   }
 };
+
+} // namespace sphad::corrections
+
+namespace sphad {
+/// The moments' scalar.
+template <int D, class T>
+struct scalar_of<corrections::Moments<D, T>, void> {
+  using type = T;
+};
+namespace ops::detail {
+/// The moments' scalar members, in memory order (the count is not one).
+template <int D, class T>
+struct Leaves<corrections::Moments<D, T>> {
+  template <class S>
+  using rebind = corrections::Moments<D, S>;
+  static constexpr int count = 1 + D + D * D + D + D * D + D * D * D;
+  template <class F, class... Xs>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static void zip(F&& f, Xs&... xs) {
+    f(xs.m0...);
+    f(xs.m1...);
+    f(xs.m2...);
+    f(xs.dm0...);
+    f(xs.dm1...);
+    f(xs.dm2...);
+  }
+  template <class A, class B>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static void copy_rest(A& to, const B& from) {
+    to.count = from.count;
+  }
+};
+} // namespace ops::detail
+} // namespace sphad
+
+namespace sphad::corrections {
 
 /// The CRK factors of one particle (C1 layout: ∇B derivative-first).
 template <int D, class T>
@@ -142,11 +177,17 @@ struct KernelSum : Stage<Kernel, SupportScheme::Gather> {
 };
 
 /// V_i = 1/S_i, and 0 where S_i = 0 (C3: a masked query or one without accepted neighbours).
+struct ReciprocalOf {
+  template <class T>
+  SPHAD_HOST_DEVICE SPHAD_INLINE T operator()(const T& sum) const {
+    return safe_divide(T(1), sum);
+  }
+};
 template <class T>
 struct StoreReciprocal {
   T* out;
   SPHAD_HOST_DEVICE SPHAD_INLINE void operator()(std::int64_t i, const T& sum) const {
-    out[i] = safe_divide(T(1), sum);
+    out[i] = ReciprocalOf{}(sum);
   }
 };
 
@@ -215,11 +256,36 @@ struct CRKDensitySums : Stage<Kernel, SupportScheme::Scatter> {
 };
 
 /// ρ_i = num/den, and 0 where den = 0 (C3).
+struct QuotientOf {
+  template <class T>
+  SPHAD_HOST_DEVICE SPHAD_INLINE T operator()(const Vec<T, 2>& sums) const {
+    return safe_divide(sums[0], sums[1]);
+  }
+};
 template <class T>
 struct StoreQuotient {
   T* out;
   SPHAD_HOST_DEVICE SPHAD_INLINE void operator()(std::int64_t i, const Vec<T, 2>& sums) const {
-    out[i] = safe_divide(sums[0], sums[1]);
+    out[i] = QuotientOf{}(sums);
+  }
+};
+
+/// One of the factors solve_crk gives (0: A, 1: B, 2: ∇A, 3: ∇B), for the recorded pipeline.
+template <int Part>
+struct CRKPartOf {
+  double tau;
+  template <int D, class T>
+  SPHAD_HOST_DEVICE SPHAD_INLINE auto operator()(const Moments<D, T>& m) const {
+    const CRKRow<D, T> row = solve_crk(m, primal_t<T>(tau));
+    if constexpr (Part == 0) {
+      return row.a;
+    } else if constexpr (Part == 1) {
+      return row.b;
+    } else if constexpr (Part == 2) {
+      return row.grad_a;
+    } else {
+      return row.grad_b;
+    }
   }
 };
 
@@ -367,6 +433,60 @@ compute_crk_factors(const Exec& exec,
   crk_density_into<Kernel>(exec, weighted, domain, adjacency, f.state(),
                            Span<T>{f.density.data(), n}, options.direction);
   return f;
+}
+
+/// What `record_crk_factors` returns: every array of `CRKFactors` as a tape-owned `Variable`.
+template <int D, class T>
+struct RecordedCRKFactors {
+  Variable<T> volumes;
+  Variable<T> density;
+  Variable<T> a;
+  Variable<Vec<T, D>> b;
+  Variable<Vec<T, D>> grad_a;
+  Variable<Mat<T, D, D>> grad_b;
+
+  /// The state the operators read, tracked: gradients flow back through the pipeline.
+  ops::CRK<D, T, Variable<T>, Variable<Vec<T, D>>, Variable<Vec<T, D>>, Variable<Mat<T, D, D>>>
+  state() const {
+    return {a, b, grad_a, grad_b};
+  }
+};
+
+/// Reverse mode: the whole CRK pipeline recorded on `tape` — each stage's pair sum as a `record`
+/// of its term, each per-particle finish (V = 1/S; the moments solved into A, B, ∇A, ∇B with the
+/// limiter; ρ = num/den) as a `record_map` of the functions the primal stores use — so
+/// gradients flow from the factors, the volumes and the CRK density to the set's `Variable`s
+/// (positions, supports; masses into the density). Same values as `compute_crk_factors`.
+template <class Kernel, class Exec, class Set, int D = Set::dim, class T = typename Set::primal_scalar>
+RecordedCRKFactors<D, T>
+record_crk_factors(Tape<Exec>& tape,
+                   const Set& particles,
+                   const Domain<D, typename Set::primal_scalar>& domain,
+                   const NeighborList<Exec>& neighbors,
+                   const CRKOptions<typename Set::primal_scalar>& options = {}) {
+  SPHAD_REQUIRE(options.tau >= 0, "corrections::record_crk_factors", "options.tau",
+                sphad::detail::concat("must be >= 0 (got ", options.tau, ")"));
+  const std::int64_t n = particles.size();
+  const ApplyOptions<typename Set::primal_scalar> stage{options.direction, 0};
+  const Span<const ops::NoField> none{};
+  const auto sums = record<detail::KernelSum<Kernel>>(tape, particles, particles, domain,
+                                                      neighbors, none, none, stage);
+  const auto volumes = record_map(tape, n, detail::ReciprocalOf{}, sums);
+  const auto weighted = particles.with_volumes(volumes);
+  const auto moments = record<detail::MomentSum<Kernel>>(tape, weighted, weighted, domain,
+                                                         neighbors, none, none, stage);
+  const double tau = double(options.tau);
+  RecordedCRKFactors<D, T> out{volumes,
+                               {},
+                               record_map(tape, n, detail::CRKPartOf<0>{tau}, moments),
+                               record_map(tape, n, detail::CRKPartOf<1>{tau}, moments),
+                               record_map(tape, n, detail::CRKPartOf<2>{tau}, moments),
+                               record_map(tape, n, detail::CRKPartOf<3>{tau}, moments)};
+  const auto density_sums = record<detail::CRKDensitySums<Kernel>>(
+      tape, weighted, weighted, domain, neighbors, none, none, stage,
+      ops::Corrections<decltype(out.state())>{out.state(), {}, {}});
+  out.density = record_map(tape, n, detail::QuotientOf{}, density_sums);
+  return out;
 }
 
 /// The same with the kernel chosen at run time (the reference's `computeCRKFactors(kernel)`),

@@ -18,7 +18,36 @@ namespace sphad {
 
 namespace ops::detail {
 
-/// The primal part of an output (the outer dual layer's values; Covariance keeps its count).
+/// Structs of scalars that flow through the operator loops and the tape (a Covariance result,
+/// the CRK moments) say here which of their members hold scalars. A specialization provides
+/// `template <class S> using rebind` (the struct over scalar S), `count` (its scalars, which
+/// come first in its memory), `zip(f, xs...)` (calls f on the same scalar-holding member of
+/// every x, member by member in memory order) and `copy_rest(to, from)` (the other members,
+/// e.g. a count).
+template <class X>
+struct Leaves;
+template <class X, class = void>
+inline constexpr bool has_leaves_v = false;
+template <class X>
+inline constexpr bool has_leaves_v<X, std::void_t<decltype(Leaves<X>::count)>> = true;
+
+template <class T, int D>
+struct Leaves<CovarianceResult<T, D>> {
+  template <class S>
+  using rebind = CovarianceResult<S, D>;
+  static constexpr int count = D * D;
+  template <class F, class... Xs>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static void zip(F&& f, Xs&... xs) {
+    f(xs.matrix...);
+  }
+  template <class A, class B>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static void copy_rest(A& to, const B& from) {
+    to.neighbors = from.neighbors;
+  }
+};
+
+/// The primal part of an output (the outer dual layer's values; a struct keeps its other
+/// members, e.g. a Covariance count).
 template <class X>
 SPHAD_HOST_DEVICE SPHAD_INLINE auto value_part(const X& x) {
   if constexpr (is_vec_v<X>) {
@@ -29,13 +58,16 @@ SPHAD_HOST_DEVICE SPHAD_INLINE auto value_part(const X& x) {
   } else if constexpr (is_dual_v<X>) {
     return x.value;
   } else {
-    using T = decltype(value_part(x.matrix(0, 0)));
-    constexpr int D = decltype(x.matrix)::rows;
-    return CovarianceResult<T, D>{value_part(x.matrix), x.neighbors};
+    using L = Leaves<X>;
+    typename L::template rebind<decltype(value_part(std::declval<scalar_of_t<X>>()))> out{};
+    L::zip([&](auto& to, const auto& from) { to = value_part(from); }, out, x);
+    L::copy_rest(out, x);
+    return out;
   }
 }
 
-/// Tangent k of an output, shaped like its primal part (a Covariance tangent's count is 0).
+/// Tangent k of an output, shaped like its primal part (a struct's other members are zero: a
+/// Covariance tangent's count is 0).
 template <class X>
 SPHAD_HOST_DEVICE SPHAD_INLINE auto tangent_part(const X& x, int k) {
   if constexpr (is_vec_v<X>) {
@@ -46,9 +78,10 @@ SPHAD_HOST_DEVICE SPHAD_INLINE auto tangent_part(const X& x, int k) {
   } else if constexpr (is_dual_v<X>) {
     return x.tangent[k];
   } else {
-    using T = decltype(tangent_part(x.matrix(0, 0), k));
-    constexpr int D = decltype(x.matrix)::rows;
-    return CovarianceResult<T, D>{tangent_part(x.matrix, k), 0};
+    using L = Leaves<X>;
+    typename L::template rebind<decltype(tangent_part(std::declval<scalar_of_t<X>>(), k))> out{};
+    L::zip([&](auto& to, const auto& from) { to = tangent_part(from, k); }, out, x);
+    return out;
   }
 }
 

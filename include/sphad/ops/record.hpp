@@ -27,21 +27,16 @@ namespace sphad {
 
 namespace ops::detail {
 
-template <class E>
-inline constexpr bool is_covariance_v = false;
-template <class T, int D>
-inline constexpr bool is_covariance_v<CovarianceResult<T, D>> = true;
-
 /// The number of scalars in an element E (1 for a scalar, K for `Vec<T, K>`, R·C for a `Mat`,
-/// a Covariance result's matrix; they come first in its memory, its count after them).
+/// `Leaves<E>::count` for a struct: they come first in its memory, its other members after).
 template <class E>
 SPHAD_HOST_DEVICE constexpr int leaf_count() {
   if constexpr (is_vec_v<E>) {
     return E::dim * leaf_count<typename E::value_type>();
   } else if constexpr (is_mat_v<E>) {
     return E::rows * E::cols * leaf_count<typename E::value_type>();
-  } else if constexpr (is_covariance_v<E>) {
-    return leaf_count<decltype(E::matrix)>();
+  } else if constexpr (has_leaves_v<E>) {
+    return Leaves<E>::count;
   } else {
     return 1;
   }
@@ -70,10 +65,18 @@ SPHAD_HOST_DEVICE SPHAD_INLINE auto seed(const E& e, int offset) {
     constexpr int step = leaf_count<typename E::value_type>();
     return sphad::detail::generate_mat<E::rows, E::cols>(
         [&](int r, int c) { return seed<K>(e(r, c), offset + (r * E::cols + c) * step); });
-  } else if constexpr (is_covariance_v<E>) {
-    const auto matrix = seed<K>(e.matrix, offset);
-    constexpr int D = decltype(e.matrix)::rows;
-    return CovarianceResult<typename decltype(matrix)::value_type, D>{matrix, e.neighbors};
+  } else if constexpr (has_leaves_v<E>) {
+    using L = Leaves<E>;
+    typename L::template rebind<Dual<scalar_of_t<E>, K>> out{};
+    int next = offset;
+    L::zip(
+        [&](auto& to, const auto& from) {
+          to = seed<K>(from, next);
+          next += leaf_count<std::remove_cv_t<std::remove_reference_t<decltype(from)>>>();
+        },
+        out, e);
+    L::copy_rest(out, e);
+    return out;
   } else {
     Dual<E, K> out(e);
     out.tangent[offset] = E(1);
@@ -93,7 +96,8 @@ struct SeedView {
   }
 };
 
-/// Σ over the scalars of a and b (same shape; a Covariance result's count is not a scalar).
+/// Σ over the scalars of a and b (same shape; a struct's other members, a count, are not
+/// scalars).
 template <class A, class B>
 SPHAD_HOST_DEVICE SPHAD_INLINE auto leaf_dot(const A& a, const B& b) {
   if constexpr (is_vec_v<A>) {
@@ -118,7 +122,9 @@ SPHAD_HOST_DEVICE SPHAD_INLINE auto leaf_dot(const A& a, const B& b) {
   } else if constexpr (is_scalar_v<A>) {
     return a * b;
   } else {
-    return leaf_dot(a.matrix, b.matrix);
+    decltype(std::declval<scalar_of_t<A>>() * std::declval<scalar_of_t<B>>()) sum(0);
+    Leaves<A>::zip([&](const auto& x, const auto& y) { sum += leaf_dot(x, y); }, a, b);
+    return sum;
   }
 }
 
