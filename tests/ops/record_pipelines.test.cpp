@@ -3,8 +3,8 @@
 // matrices and the CRK factors recorded (`record_omegas`, `record_renormalization`,
 // `record_crk_factors`: pair-sum records and `record_map`s), so geometry → (Density →) Ω / L /
 // CRK state and volumes → corrected Gradient → loss backpropagates end to end (with CRK also
-// through the CRK density). Checked against the forward mode through the same chain (dot-product test, 1e-12)
-// and central differences (1e-6); and `record_map` on its own.
+// through the CRK density). Checked against the forward mode through the same chain (dot-product
+// test, 1e-12) and central differences (1e-6); and `record_map` on its own.
 #include <sphad/corrections.hpp>
 
 #include "ops/derivative_matrix.hpp"
@@ -74,8 +74,8 @@ std::pair<double, double> forward_chain(const test::JVPInputs<2>& in,
                                  ApplyOptions<double>{}, ops::Corrections{crk.state()});
     double value = 0, derivative = 0;
     for (std::int64_t i = 0; i < n; ++i) {
-      value += dot(ybar[std::size_t(i)], g.primal[i]) + ybar[std::size_t(i)][0] *
-                                                            value_of(crk.density[i]);
+      value += dot(ybar[std::size_t(i)], g.primal[i]) +
+               ybar[std::size_t(i)][0] * value_of(crk.density[i]);
       derivative += dot(ybar[std::size_t(i)], g.tangents[i]) +
                     ybar[std::size_t(i)][0] * crk.density[i].tangent[0];
     }
@@ -87,8 +87,8 @@ std::pair<double, double> forward_chain(const test::JVPInputs<2>& in,
     return run(ops::Corrections{ops::NoCRK{}, ops::NoRenormalization{},
                                 ops::GradH<double, Span<const D1>, Span<const D1>>{o, o}});
   } else {
-    const auto l = corrections::compute_renormalization<Kernel>(ex, with_rho, with_rho, in.domain,
-                                                                in.list);
+    const auto l =
+        corrections::compute_renormalization<Kernel>(ex, with_rho, with_rho, in.domain, in.list);
     using M = Mat<Dual<double, 1>, 2, 2>;
     return run(ops::Corrections{
         ops::NoCRK{}, ops::Renormalization<2, double, Span<const M>>{{l.matrices.data(), n}}});
@@ -100,18 +100,18 @@ template <Pipeline P>
 double reverse_chain(const test::JVPInputs<2>& in, const std::vector<V2>& ybar) {
   const auto n = std::int64_t(in.x.value.size());
   const test::Tracked x(in.x.value), h(in.h.value), m(in.m.value), f(in.f.value);
-  const ParticleSet<2, double> plain{view_of(in.x.value), view_of(in.h.value),
-                                     view_of(in.m.value), {in.kinds.data(), n}};
-  const auto set = plain.with_positions(x.variable).with_supports(h.variable).with_masses(
-      m.variable);
+  const ParticleSet<2, double> plain{
+      view_of(in.x.value), view_of(in.h.value), view_of(in.m.value), {in.kinds.data(), n}};
+  const auto set =
+      plain.with_positions(x.variable).with_supports(h.variable).with_masses(m.variable);
   Tape<exec::host> tape;
   if constexpr (P == Pipeline::crk) {
     // ȳ on the corrected gradient, and its first component on the CRK density.
     const auto crk = corrections::record_crk_factors<Kernel>(tape, set, in.domain, in.list);
     const auto weighted = set.with_volumes(crk.volumes);
-    const auto g = record<Gradient>(tape, weighted, weighted, in.domain, in.list, f.variable,
-                                    f.variable, ApplyOptions<double>{},
-                                    ops::Corrections{crk.state()});
+    const auto g =
+        record<Gradient>(tape, weighted, weighted, in.domain, in.list, f.variable, f.variable,
+                         ApplyOptions<double>{}, ops::Corrections{crk.state()});
     std::vector<double> seed_density;
     for (const auto& v : ybar) {
       seed_density.push_back(v[0]);
@@ -134,8 +134,8 @@ double reverse_chain(const test::JVPInputs<2>& in, const std::vector<V2>& ybar) 
           ops::Corrections{ops::NoCRK{}, ops::NoRenormalization{},
                            ops::GradH<double, Variable<double>, Variable<double>>{omega, omega}});
     } else {
-      const auto l = corrections::record_renormalization<Kernel>(tape, with_rho, with_rho,
-                                                                 in.domain, in.list);
+      const auto l =
+          corrections::record_renormalization<Kernel>(tape, with_rho, with_rho, in.domain, in.list);
       return record<Gradient>(
           tape, with_rho, with_rho, in.domain, in.list, f.variable, f.variable,
           ApplyOptions<double>{},
@@ -161,8 +161,7 @@ void check_chain() {
     CHECK(reverse == Approx(derivative).epsilon(1e-12));
     constexpr double step = 1e-6;
     const auto at = [&](double s) {
-      return forward_chain<P>(in, in.x.moved(s), in.h.moved(s), in.m.moved(s), in.f.moved(s),
-                              ybar)
+      return forward_chain<P>(in, in.x.moved(s), in.h.moved(s), in.m.moved(s), in.f.moved(s), ybar)
           .first;
     };
     CHECK(reverse == Approx((at(step) - at(-step)) / (2 * step)).epsilon(1e-6));
@@ -215,9 +214,8 @@ TEST_CASE("record_map: a row-wise function's gradient, constants and errors", "[
   CHECK(gb[1][1] == 2.0);
   CHECK(gb[2][0] == 0.0);
   // Constants only: nothing recorded.
-  const auto plain =
-      record_map(tape, 3, Mix{}, Span<const double>{a.data(), 3}, Span<const V2>{b.data(), 3},
-                 Span<const double>{c.data(), 3});
+  const auto plain = record_map(tape, 3, Mix{}, Span<const double>{a.data(), 3},
+                                Span<const V2>{b.data(), 3}, Span<const double>{c.data(), 3});
   CHECK(tape.size() == 1);
   CHECK(plain[2][2] == -0.25);
   CHECK_THROWS_WITH(record_map(tape, 4, Mix{}, av, bv, Span<const double>{c.data(), 3}),

@@ -7,12 +7,12 @@
 #include <sphad/ad/safe.hpp>
 #include <sphad/ad/scalar_traits.hpp>
 #include <sphad/corrections/detail/stage.hpp>
-#include <sphad/ops/record.hpp>
 #include <sphad/exec/buffer.hpp>
 #include <sphad/math/mat.hpp>
 #include <sphad/math/scalar.hpp>
 #include <sphad/math/vec.hpp>
 #include <sphad/ops/corrections.hpp>
+#include <sphad/ops/record.hpp>
 #include <sphad/ops/runtime.hpp>
 
 #include <cstdint>
@@ -457,7 +457,11 @@ struct RecordedCRKFactors {
 /// limiter; ρ = num/den) as a `record_map` of the functions the primal stores use — so
 /// gradients flow from the factors, the volumes and the CRK density to the set's `Variable`s
 /// (positions, supports; masses into the density). Same values as `compute_crk_factors`.
-template <class Kernel, class Exec, class Set, int D = Set::dim, class T = typename Set::primal_scalar>
+template <class Kernel,
+          class Exec,
+          class Set,
+          int D = Set::dim,
+          class T = typename Set::primal_scalar>
 RecordedCRKFactors<D, T>
 record_crk_factors(Tape<Exec>& tape,
                    const Set& particles,
@@ -469,8 +473,8 @@ record_crk_factors(Tape<Exec>& tape,
   const std::int64_t n = particles.size();
   const ApplyOptions<typename Set::primal_scalar> stage{options.direction, 0};
   const Span<const ops::NoField> none{};
-  const auto sums = record<detail::KernelSum<Kernel>>(tape, particles, particles, domain,
-                                                      neighbors, none, none, stage);
+  const auto sums = record<detail::KernelSum<Kernel>>(tape, particles, particles, domain, neighbors,
+                                                      none, none, stage);
   const auto volumes = record_map(tape, n, detail::ReciprocalOf{}, sums);
   const auto weighted = particles.with_volumes(volumes);
   const auto moments = record<detail::MomentSum<Kernel>>(tape, weighted, weighted, domain,

@@ -7,10 +7,10 @@
 #include <sphad/ad/safe.hpp>
 #include <sphad/ad/scalar_traits.hpp>
 #include <sphad/corrections/detail/stage.hpp>
-#include <sphad/ops/record.hpp>
 #include <sphad/exec/buffer.hpp>
 #include <sphad/kernels/evaluate.hpp>
 #include <sphad/ops/corrections.hpp>
+#include <sphad/ops/record.hpp>
 #include <sphad/ops/runtime.hpp>
 
 #include <cstdint>
@@ -125,8 +125,8 @@ auto record_omegas(Tape<Exec>& tape,
   const auto sums = record<detail::KernelDhSum<Kernel>>(tape, particles, particles, domain,
                                                         neighbors, Span<const ops::NoField>{},
                                                         Span<const ops::NoField>{}, options);
-  return record_map(tape, particles.size(), detail::OmegaOf<Set::dim>{}, sums,
-                    particles.supports, particles.densities);
+  return record_map(tape, particles.size(), detail::OmegaOf<Set::dim>{}, sums, particles.supports,
+                    particles.densities);
 }
 
 /// The same with the kernel chosen at run time, over the kernels of `Kernels`.

@@ -6,13 +6,13 @@
 
 #include <sphad/ad/scalar_traits.hpp>
 #include <sphad/corrections/detail/stage.hpp>
-#include <sphad/ops/record.hpp>
 #include <sphad/exec/buffer.hpp>
 #include <sphad/math/mat.hpp>
 #include <sphad/math/pinv.hpp>
 #include <sphad/math/scalar.hpp>
 #include <sphad/ops/corrections.hpp>
 #include <sphad/ops/operators.hpp>
+#include <sphad/ops/record.hpp>
 #include <sphad/ops/runtime.hpp>
 
 #include <cstdint>

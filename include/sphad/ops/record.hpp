@@ -582,7 +582,9 @@ struct ViewPack<Head, Tail...> {
     return tail.apply(f, i, read..., head[i]);
   }
 };
-inline ViewPack<> make_pack() { return {}; }
+inline ViewPack<> make_pack() {
+  return {};
+}
 template <class Head, class... Tail>
 ViewPack<Head, Tail...> make_pack(const Head& head, const Tail&... tail) {
   return {head, make_pack(tail...)};
@@ -625,9 +627,7 @@ struct MapRecord final : sphad::detail::Record<Exec> {
   MapRecord(const F& function, const std::tuple<Views...>& views, Variable<OutPrimal> out)
       : f(function), inputs(views), output(std::move(out)) {
     std::apply(
-        [&](const auto&... v) {
-          (sphad::detail::snapshot_version(snapshots, "inputs", v), ...);
-        },
+        [&](const auto&... v) { (sphad::detail::snapshot_version(snapshots, "inputs", v), ...); },
         inputs);
     sphad::detail::snapshot_version(snapshots, "output", output);
   }
