@@ -255,10 +255,12 @@ double dot_scalars(Span<const E> g, const std::vector<E>& u) {
 /// tangents.
 template <class Op, bool Corrected, int D>
 double run_vjp(const JVPInputs<D>& in, const std::vector<double>& ybar) {
-  const Tracked x(in.x.value), h(in.h.value), m(in.m.value), rho(in.rho.value);
-  const Tracked volume(in.volume.value), omega(in.omega.value), a(in.a.value), b(in.b.value);
-  const Tracked grad_a(in.grad_a.value), grad_b(in.grad_b.value), l(in.l.value);
-  const Tracked f(in.f.value), v(in.v.value), matrix_field(in.matrix_field.value);
+  using V = Vec<double, D>;
+  using M = Mat<double, D, D>;
+  const Tracked<V> x(in.x.value), b(in.b.value), grad_a(in.grad_a.value), v(in.v.value);
+  const Tracked<double> h(in.h.value), m(in.m.value), rho(in.rho.value), f(in.f.value);
+  const Tracked<double> volume(in.volume.value), omega(in.omega.value), a(in.a.value);
+  const Tracked<M> grad_b(in.grad_b.value), l(in.l.value), matrix_field(in.matrix_field.value);
   const auto n = std::int64_t(in.x.value.size());
   const ParticleSet<D, double> plain{
       view_of(in.x.value), view_of(in.h.value), view_of(in.m.value), {in.kinds.data(), n}};

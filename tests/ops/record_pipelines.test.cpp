@@ -99,7 +99,8 @@ std::pair<double, double> forward_chain(const test::JVPInputs<2>& in,
 template <Pipeline P>
 double reverse_chain(const test::JVPInputs<2>& in, const std::vector<V2>& ybar) {
   const auto n = std::int64_t(in.x.value.size());
-  const test::Tracked x(in.x.value), h(in.h.value), m(in.m.value), f(in.f.value);
+  const test::Tracked<V2> x(in.x.value);
+  const test::Tracked<double> h(in.h.value), m(in.m.value), f(in.f.value);
   const ParticleSet<2, double> plain{
       view_of(in.x.value), view_of(in.h.value), view_of(in.m.value), {in.kinds.data(), n}};
   const auto set =
@@ -220,4 +221,69 @@ TEST_CASE("record_map: a row-wise function's gradient, constants and errors", "[
   CHECK(plain[2][2] == -0.25);
   CHECK_THROWS_WITH(record_map(tape, 4, Mix{}, av, bv, Span<const double>{c.data(), 3}),
                     Catch::Matchers::Contains("`inputs`"));
+}
+
+TEST_CASE("record: CRK limiter rows and zero-sum rows have finite, correct adjoints",
+          "[vjp][crk][renormalization]") {
+  test::JVPInputs<2> in(false, 5);
+  in.kinds.assign(in.kinds.size(), 0);
+  // An isolated particle (zero sums; CRK and renormalization fall back) and three collinear
+  // ones far from the rest (rejected CRK rows), as in the forward-mode test.
+  const double h0 = in.h.value[0];
+  in.x.value.back() = {5.0, 5.0};
+  for (int k = 0; k < 3; ++k) {
+    const auto i = in.x.value.size() - 2 - std::size_t(k);
+    in.x.value[i] = {-5.0 + 0.2 * h0 * k, -5.0};
+    in.x.tangent[i][1] = 0.0; // moved along their line only: they stay collinear
+  }
+  in.domain = {{-6, -6}, {6, 6}, {}};
+  const auto n = std::int64_t(in.x.value.size());
+  const auto set_at = [&](const std::vector<V2>& x, const std::vector<double>& h,
+                          const std::vector<double>& m) {
+    return ParticleSet<2, double>{view_of(x), view_of(h), view_of(m), {in.kinds.data(), n}};
+  };
+  const auto base = set_at(in.x.value, in.h.value, in.m.value);
+  in.list = build_neighbor_list<SupportScheme::SuperSymmetric>(exec::host{}, base.search_points(),
+                                                               base.search_points(), in.domain);
+  const auto ybar = seed_of(std::size_t(n));
+  using Op = ops::Gradient<Kernel, GradientScheme::Difference>;
+  // ⟨ȳ, ∇f⟩ through Density → CRK factors → renormalization (with CRK) → corrected gradient.
+  const auto chain = [&](const auto& set, Tape<exec::host>& tape) {
+    const auto rho = record<Density>(tape, set, set, in.domain, in.list);
+    const auto with_rho = set.with_densities(rho);
+    const auto crk = corrections::record_crk_factors<Kernel>(tape, with_rho, in.domain, in.list);
+    const auto weighted = with_rho.with_volumes(crk.volumes);
+    const auto l = corrections::record_renormalization<Kernel>(tape, weighted, weighted, in.domain,
+                                                               in.list, ApplyOptions<double>{},
+                                                               ops::Corrections{crk.state()});
+    return record<Op>(
+        tape, weighted, weighted, in.domain, in.list, view_of(in.f.value), view_of(in.f.value),
+        ApplyOptions<double>{},
+        ops::Corrections{crk.state(),
+                         ops::Renormalization<2, double, Variable<Mat<double, 2, 2>>>{l}});
+  };
+  const auto value_at = [&](double s) {
+    const auto x = in.x.moved(s);
+    const auto h = in.h.moved(s);
+    const auto m = in.m.moved(s);
+    Tape<exec::host> tape;
+    const auto g = chain(set_at(x, h, m), tape);
+    double sum = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+      sum += dot(ybar[std::size_t(i)], g[i]);
+    }
+    return sum;
+  };
+  const test::Tracked<V2> x(in.x.value);
+  const test::Tracked<double> h(in.h.value), m(in.m.value);
+  Tape<exec::host> tape;
+  const auto g = chain(
+      base.with_positions(x.variable).with_supports(h.variable).with_masses(m.variable), tape);
+  tape.backward(g, Span<const V2>{ybar.data(), n});
+  const double reverse = test::dot_scalars(tape.gradient(x.variable), in.x.tangent) +
+                         test::dot_scalars(tape.gradient(h.variable), in.h.tangent) +
+                         test::dot_scalars(tape.gradient(m.variable), in.m.tangent);
+  CHECK(reverse == Approx((value_at(1e-6) - value_at(-1e-6)) / 2e-6).epsilon(1e-6));
+  const auto gx = tape.gradient(x.variable);
+  CHECK(gx[n - 1] == V2{}); // the isolated particle
 }
