@@ -33,7 +33,14 @@
 #define SPHAD_HOST_DEVICE
 #define SPHAD_DEVICE
 #define SPHAD_HOST
+// Host inlining of the small functions is forced: left to GCC, the dual-number loops of the
+// reverse pass run 2-3x slower. A build may define SPHAD_RELAXED_INLINING to trade that speed
+// for compile time (the exhaustive test matrices do).
+#if defined(__GNUC__) && !defined(SPHAD_RELAXED_INLINING)
+#define SPHAD_INLINE inline __attribute__((always_inline))
+#else
 #define SPHAD_INLINE inline
+#endif
 #define SPHAD_EXEC_CHECK_DISABLE
 #endif
 

@@ -34,7 +34,7 @@ struct CohesionKernel {
   template <int D, class T>
   SPHAD_HOST_DEVICE static T k(const T& q) {
     using S = primal_t<T>;
-    const T outer = ipow(T(q * (1 - q)), 3);
+    const T outer = ipow<3>(T(q * (1 - q)));
     return value_of(q) < S(0.5) ? T(2 * outer - S(1) / S(64)) : outer;
   }
   template <int D, class T>

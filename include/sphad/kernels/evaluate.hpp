@@ -103,17 +103,17 @@ SPHAD_HOST_DEVICE SPHAD_INLINE auto outer_tangent(const Vec<T, D>& x, int k) {
 
 // Declared ahead: the dual paths of `value` and `gradient` use them.
 template <class K, class T, int D, class H>
-SPHAD_HOST_DEVICE Vec<promote_t<T, H>, D> gradient(const Vec<T, D>& x, const H& h);
+SPHAD_HOST_DEVICE SPHAD_INLINE Vec<promote_t<T, H>, D> gradient(const Vec<T, D>& x, const H& h);
 template <class K, class T, int D, class H>
-SPHAD_HOST_DEVICE Mat<promote_t<T, H>, D, D> hessian(const Vec<T, D>& x, const H& h);
+SPHAD_HOST_DEVICE SPHAD_INLINE Mat<promote_t<T, H>, D, D> hessian(const Vec<T, D>& x, const H& h);
 template <class K, class T, int D, class H>
-SPHAD_HOST_DEVICE promote_t<T, H> value_dh(const Vec<T, D>& x, const H& h);
+SPHAD_HOST_DEVICE SPHAD_INLINE promote_t<T, H> value_dh(const Vec<T, D>& x, const H& h);
 template <class K, class T, int D, class H>
-SPHAD_HOST_DEVICE Vec<promote_t<T, H>, D> gradient_dh(const Vec<T, D>& x, const H& h);
+SPHAD_HOST_DEVICE SPHAD_INLINE Vec<promote_t<T, H>, D> gradient_dh(const Vec<T, D>& x, const H& h);
 
 /// W(x, h) = C_d k(q) / h^D.
 template <class K, class T, int D, class H>
-SPHAD_HOST_DEVICE promote_t<T, H> value(const Vec<T, D>& x, const H& h) {
+SPHAD_HOST_DEVICE SPHAD_INLINE promote_t<T, H> value(const Vec<T, D>& x, const H& h) {
   check_kernel<K, D>();
   using R = promote_t<T, H>;
   if constexpr (is_dual_v<R>) {
@@ -124,22 +124,22 @@ SPHAD_HOST_DEVICE promote_t<T, H> value(const Vec<T, D>& x, const H& h) {
     const auto xv = detail::outer_values<R>(x);
     const auto hv = detail::outer_value<R>(h);
     const auto [r, q] = detail::geometry(xv, hv);
-    (void)r;
     using P = std::decay_t<decltype(q)>;
     if (!detail::inside<K>(q)) {
       return R(0);
     }
     const P c = detail::normalization<K, D, P>();
-    R out(c * K::template k<D>(q) / ipow(P(hv), D)); // the plain path's operations
+    R out(c * K::template k<D>(q) / ipow<D>(P(hv))); // the plain path's operations
+    // ∇W = g x, and ∂W/∂h = −C_d/h^(D+1) (D k + q k') = −(D W + g r²)/h from the same q.
+    const P g = c * detail::dk_over_q<K, D>(q) / ipow<D + 2>(P(hv));
     if constexpr (detail::outer_v<R, T>) {
-      const P g = c * detail::dk_over_q<K, D>(q) / ipow(P(hv), D + 2);
       SPHAD_PRAGMA_UNROLL
       for (int k = 0; k < R::tangent_count; ++k) {
         out.tangent[k] += g * dot(xv, detail::outer_tangent(x, k));
       }
     }
     if constexpr (detail::outer_v<R, H>) {
-      const auto dh = value_dh<K>(xv, hv);
+      const P dh = -(P(D) * out.value + g * (r * r)) / P(hv);
       SPHAD_PRAGMA_UNROLL
       for (int k = 0; k < R::tangent_count; ++k) {
         out.tangent[k] += dh * h.tangent[k];
@@ -152,13 +152,13 @@ SPHAD_HOST_DEVICE promote_t<T, H> value(const Vec<T, D>& x, const H& h) {
     if (!detail::inside<K>(q)) {
       return R(0);
     }
-    return detail::normalization<K, D, R>() * K::template k<D>(q) / ipow(R(h), D);
+    return detail::normalization<K, D, R>() * K::template k<D>(q) / ipow<D>(R(h));
   }
 }
 
 /// ∇W(x, h) with respect to x (that is, to x_i): C_d k'(q)/h^(D+1) x̂ = g(q) x.
 template <class K, class T, int D, class H>
-SPHAD_HOST_DEVICE Vec<promote_t<T, H>, D> gradient(const Vec<T, D>& x, const H& h) {
+SPHAD_HOST_DEVICE SPHAD_INLINE Vec<promote_t<T, H>, D> gradient(const Vec<T, D>& x, const H& h) {
   check_kernel<K, D>();
   using R = promote_t<T, H>;
   if constexpr (is_dual_v<R>) {
@@ -174,14 +174,14 @@ SPHAD_HOST_DEVICE Vec<promote_t<T, H>, D> gradient(const Vec<T, D>& x, const H& 
     }
     const P c = detail::normalization<K, D, P>();
     const P g = detail::dk_over_q<K, D>(q);
-    const P scalar = c * g / ipow(P(hv), D + 2); // the plain path's operations
+    const P scalar = c * g / ipow<D + 2>(P(hv)); // the plain path's operations
     Vec<R, D> out{};
     SPHAD_PRAGMA_UNROLL
     for (int a = 0; a < D; ++a) {
       out[a] = R(xv[a] * scalar);
     }
     if constexpr (detail::outer_v<R, T>) {
-      const P scale = c / ipow(P(hv), D + 2);
+      const P scale = c / ipow<D + 2>(P(hv));
       const P radial = value_of(r) > 0 ? P((K::template d2k<D>(q) - g) / (r * r)) : P(0);
       SPHAD_PRAGMA_UNROLL
       for (int k = 0; k < R::tangent_count; ++k) {
@@ -194,12 +194,15 @@ SPHAD_HOST_DEVICE Vec<promote_t<T, H>, D> gradient(const Vec<T, D>& x, const H& 
       }
     }
     if constexpr (detail::outer_v<R, H>) {
-      const auto dh = gradient_dh<K>(xv, hv);
+      // ∂∇W/∂h = −C_d/h^(D+3) (k''(q) + (D + 1) g) x, from the same q.
+      const P d2k =
+          value_of(r) > 0 || K::center == Center::smooth ? P(K::template d2k<D>(q)) : P(0);
+      const P dh = -(c / ipow<D + 3>(P(hv))) * (d2k + P(D + 1) * g);
       SPHAD_PRAGMA_UNROLL
       for (int k = 0; k < R::tangent_count; ++k) {
         SPHAD_PRAGMA_UNROLL
         for (int a = 0; a < D; ++a) {
-          out[a].tangent[k] += dh[a] * h.tangent[k];
+          out[a].tangent[k] += dh * xv[a] * h.tangent[k];
         }
       }
     }
@@ -210,7 +213,7 @@ SPHAD_HOST_DEVICE Vec<promote_t<T, H>, D> gradient(const Vec<T, D>& x, const H& 
     if (!detail::inside<K>(q)) {
       return Vec<R, D>{};
     }
-    const R g = detail::normalization<K, D, R>() * detail::dk_over_q<K, D>(q) / ipow(R(h), D + 2);
+    const R g = detail::normalization<K, D, R>() * detail::dk_over_q<K, D>(q) / ipow<D + 2>(R(h));
     return x * g;
   }
 }
@@ -218,14 +221,14 @@ SPHAD_HOST_DEVICE Vec<promote_t<T, H>, D> gradient(const Vec<T, D>& x, const H& 
 /// The Hessian ∂²W/∂x∂x = C_d/h^(D+2) [g I + (k''(q) − g) x̂ x̂ᵀ], g = k'(q)/q; exact (no ε) and
 /// equal to C_d k''(0)/h^(D+2) I at x = 0 for kernels with k'(0) = 0, 0 for a cusp (A5).
 template <class K, class T, int D, class H>
-SPHAD_HOST_DEVICE Mat<promote_t<T, H>, D, D> hessian(const Vec<T, D>& x, const H& h) {
+SPHAD_HOST_DEVICE SPHAD_INLINE Mat<promote_t<T, H>, D, D> hessian(const Vec<T, D>& x, const H& h) {
   check_kernel<K, D>();
   using R = promote_t<T, H>;
   const auto [r, q] = detail::geometry(x, h);
   if (!detail::inside<K>(q)) {
     return Mat<R, D, D>{};
   }
-  const R scale = detail::normalization<K, D, R>() / ipow(R(h), D + 2);
+  const R scale = detail::normalization<K, D, R>() / ipow<D + 2>(R(h));
   const R g = detail::dk_over_q<K, D>(q);
   const Vec<R, D> unit = value_of(r) > 0 ? Vec<R, D>(x / r) : Vec<R, D>{};
   const R radial = value_of(r) > 0 ? R(K::template d2k<D>(q) - g) : R(0);
@@ -241,7 +244,7 @@ SPHAD_HOST_DEVICE Mat<promote_t<T, H>, D, D> hessian(const Vec<T, D>& x, const H
 /// k₂ = C_d k''(q)/h^(D+2); zero for q < ε (so 0 at the self pair, not trace H(0)) and q ≥ 1.
 /// Away from r = 0 it equals the trace of the Hessian to O(ε).
 template <class K, class T, int D, class H>
-SPHAD_HOST_DEVICE promote_t<T, H> laplacian(const Vec<T, D>& x, const H& h) {
+SPHAD_HOST_DEVICE SPHAD_INLINE promote_t<T, H> laplacian(const Vec<T, D>& x, const H& h) {
   check_kernel<K, D>();
   using R = promote_t<T, H>;
   const auto [r, q] = detail::geometry(x, h);
@@ -250,7 +253,7 @@ SPHAD_HOST_DEVICE promote_t<T, H> laplacian(const Vec<T, D>& x, const H& h) {
     return R(0);
   }
   const R c = detail::normalization<K, D, R>();
-  const R hd = ipow(R(h), D + 1);
+  const R hd = ipow<D + 1>(R(h));
   const R k1 = c * K::template dk<D>(q) / hd;
   const R k2 = c * K::template d2k<D>(q) / (hd * h);
   const R r_eps = r + eps * h;
@@ -262,7 +265,7 @@ SPHAD_HOST_DEVICE promote_t<T, H> laplacian(const Vec<T, D>& x, const H& h) {
 
 /// ∂W/∂h = −C_d/h^(D+1) (D k(q) + q k'(q)).
 template <class K, class T, int D, class H>
-SPHAD_HOST_DEVICE promote_t<T, H> value_dh(const Vec<T, D>& x, const H& h) {
+SPHAD_HOST_DEVICE SPHAD_INLINE promote_t<T, H> value_dh(const Vec<T, D>& x, const H& h) {
   check_kernel<K, D>();
   using R = promote_t<T, H>;
   const auto [r, q] = detail::geometry(x, h);
@@ -271,12 +274,12 @@ SPHAD_HOST_DEVICE promote_t<T, H> value_dh(const Vec<T, D>& x, const H& h) {
     return R(0);
   }
   return -detail::normalization<K, D, R>() * (D * K::template k<D>(q) + q * K::template dk<D>(q)) /
-         ipow(R(h), D + 1);
+         ipow<D + 1>(R(h));
 }
 
 /// ∂∇W/∂h = −C_d/h^(D+3) (k''(q) + (D + 1) k'(q)/q) x.
 template <class K, class T, int D, class H>
-SPHAD_HOST_DEVICE Vec<promote_t<T, H>, D> gradient_dh(const Vec<T, D>& x, const H& h) {
+SPHAD_HOST_DEVICE SPHAD_INLINE Vec<promote_t<T, H>, D> gradient_dh(const Vec<T, D>& x, const H& h) {
   check_kernel<K, D>();
   using R = promote_t<T, H>;
   const auto [r, q] = detail::geometry(x, h);
@@ -285,7 +288,7 @@ SPHAD_HOST_DEVICE Vec<promote_t<T, H>, D> gradient_dh(const Vec<T, D>& x, const 
   }
   const R d2k = value_of(r) > 0 || K::center == Center::smooth ? R(K::template d2k<D>(q)) : R(0);
   const R g = -detail::normalization<K, D, R>() * (d2k + (D + 1) * detail::dk_over_q<K, D>(q)) /
-              ipow(R(h), D + 3);
+              ipow<D + 3>(R(h));
   return x * g;
 }
 

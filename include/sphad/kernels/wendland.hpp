@@ -35,12 +35,12 @@ struct Wendland2 {
   template <int D, class T>
   SPHAD_HOST_DEVICE static T k(const T& q) {
     const T u = 1 - q;
-    return D == 1 ? T(ipow(u, 3) * (1 + 3 * q)) : T(ipow(u, 4) * (1 + 4 * q));
+    return D == 1 ? T(ipow<3>(u) * (1 + 3 * q)) : T(ipow<4>(u) * (1 + 4 * q));
   }
   template <int D, class T>
   SPHAD_HOST_DEVICE static T dk(const T& q) {
     const T u = 1 - q;
-    return D == 1 ? T(-12 * q * u * u) : T(-20 * q * ipow(u, 3));
+    return D == 1 ? T(-12 * q * u * u) : T(-20 * q * ipow<3>(u));
   }
   template <int D, class T>
   SPHAD_HOST_DEVICE static T d2k(const T& q) {
@@ -71,27 +71,27 @@ struct Wendland4 {
   SPHAD_HOST_DEVICE static T k(const T& q) {
     using S = primal_t<T>;
     const T u = 1 - q;
-    return D == 1 ? T(ipow(u, 5) * (1 + q * (5 + 8 * q)))
-                  : T(ipow(u, 6) * (1 + q * (6 + S(35) / S(3) * q)));
+    return D == 1 ? T(ipow<5>(u) * (1 + q * (5 + 8 * q)))
+                  : T(ipow<6>(u) * (1 + q * (6 + S(35) / S(3) * q)));
   }
   template <int D, class T>
   SPHAD_HOST_DEVICE static T dk(const T& q) {
     using S = primal_t<T>;
     const T u = 1 - q;
-    return D == 1 ? T(-14 * q * (4 * q + 1) * ipow(u, 4))
-                  : T(-(S(56) / S(3)) * q * (5 * q + 1) * ipow(u, 5));
+    return D == 1 ? T(-14 * q * (4 * q + 1) * ipow<4>(u))
+                  : T(-(S(56) / S(3)) * q * (5 * q + 1) * ipow<5>(u));
   }
   template <int D, class T>
   SPHAD_HOST_DEVICE static T d2k(const T& q) {
     using S = primal_t<T>;
     const T u = 1 - q;
-    return D == 1 ? T(14 * (q * (24 * q - 3) - 1) * ipow(u, 3))
-                  : T(S(56) / S(3) * (q * (35 * q - 4) - 1) * ipow(u, 4));
+    return D == 1 ? T(14 * (q * (24 * q - 3) - 1) * ipow<3>(u))
+                  : T(S(56) / S(3) * (q * (35 * q - 4) - 1) * ipow<4>(u));
   }
   template <int D, class T>
   SPHAD_HOST_DEVICE static T d3k(const T& q) {
     const T u = 1 - q;
-    return D == 1 ? T(-840 * q * (2 * q - 1) * u * u) : T(-560 * q * (7 * q - 3) * ipow(u, 3));
+    return D == 1 ? T(-840 * q * (2 * q - 1) * u * u) : T(-560 * q * (7 * q - 3) * ipow<3>(u));
   }
 };
 
@@ -111,26 +111,26 @@ struct Wendland6 {
   template <int D, class T>
   SPHAD_HOST_DEVICE static T k(const T& q) {
     const T u = 1 - q;
-    return D == 1 ? T(ipow(u, 7) * (1 + q * (7 + q * (19 + 21 * q))))
-                  : T(ipow(u, 8) * (1 + q * (8 + q * (25 + 32 * q))));
+    return D == 1 ? T(ipow<7>(u) * (1 + q * (7 + q * (19 + 21 * q))))
+                  : T(ipow<8>(u) * (1 + q * (8 + q * (25 + 32 * q))));
   }
   template <int D, class T>
   SPHAD_HOST_DEVICE static T dk(const T& q) {
     const T u = 1 - q;
-    return D == 1 ? T(-6 * q * (q * (35 * q + 18) + 3) * ipow(u, 6))
-                  : T(-22 * q * (q * (16 * q + 7) + 1) * ipow(u, 7));
+    return D == 1 ? T(-6 * q * (q * (35 * q + 18) + 3) * ipow<6>(u))
+                  : T(-22 * q * (q * (16 * q + 7) + 1) * ipow<7>(u));
   }
   template <int D, class T>
   SPHAD_HOST_DEVICE static T d2k(const T& q) {
     const T u = 1 - q;
-    return D == 1 ? T(18 * (q * (q * (105 * q + 13) - 5) - 1) * ipow(u, 5))
-                  : T(22 * (q * (q * (160 * q + 15) - 6) - 1) * ipow(u, 6));
+    return D == 1 ? T(18 * (q * (q * (105 * q + 13) - 5) - 1) * ipow<5>(u))
+                  : T(22 * (q * (q * (160 * q + 15) - 6) - 1) * ipow<6>(u));
   }
   template <int D, class T>
   SPHAD_HOST_DEVICE static T d3k(const T& q) {
     const T u = 1 - q;
-    return D == 1 ? T(-1008 * q * (q * (15 * q - 4) - 1) * ipow(u, 4))
-                  : T(-1584 * q * (q * (20 * q - 5) - 1) * ipow(u, 5));
+    return D == 1 ? T(-1008 * q * (q * (15 * q - 4) - 1) * ipow<4>(u))
+                  : T(-1584 * q * (q * (20 * q - 5) - 1) * ipow<5>(u));
   }
 };
 

@@ -35,6 +35,33 @@ SPHAD_HOST_DEVICE SPHAD_INLINE constexpr T ipow(const T& x, int n) {
   return negative ? T(1) / result : result;
 }
 
+namespace detail {
+template <unsigned M, class T>
+SPHAD_HOST_DEVICE SPHAD_INLINE constexpr T ipow_steps(T result, T base) {
+  if constexpr (M == 0) {
+    return result;
+  } else {
+    if constexpr ((M & 1u) != 0) {
+      result *= base;
+    }
+    if constexpr ((M >> 1) > 0) {
+      base *= base;
+    }
+    return ipow_steps<(M >> 1)>(result, base);
+  }
+}
+} // namespace detail
+
+/// x^N for a compile-time N: the same operations as `ipow(x, N)` (so the same bits), unrolled.
+template <int N, class T>
+SPHAD_HOST_DEVICE SPHAD_INLINE constexpr T ipow(const T& x) {
+  if constexpr (N < 0) {
+    return T(1) / detail::ipow_steps<0u - unsigned(N)>(T(1), x);
+  } else {
+    return detail::ipow_steps<unsigned(N)>(T(1), x);
+  }
+}
+
 /// The larger of `a` and `b` in the promoted type; on a tie, `a` (decision A3: max(h_i, h_j)
 /// takes the tangent of h_i on ties). Compares primal values only.
 template <class A, class B>
