@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
+#include <vector>
 
 /// \file
 /// \brief The transpose of a neighbour list: for each reference, the queries that have it as a
@@ -35,6 +36,22 @@ struct RowOfEntry {
   }
 };
 
+/// out[t] = rows[entries[t]].
+struct RowsInOrder {
+  const std::int32_t* rows;
+  const std::int64_t* entries;
+  std::int32_t* out;
+  SPHAD_HOST_DEVICE SPHAD_INLINE void operator()(std::int64_t t) const {
+    out[t] = rows[entries[t]];
+  }
+};
+
+/// values[k] = k.
+struct EntryIndex {
+  std::int64_t* values;
+  SPHAD_HOST_DEVICE SPHAD_INLINE void operator()(std::int64_t k) const { values[k] = k; }
+};
+
 /// offsets[j] = the first entry whose sorted key is ≥ j (binary search).
 struct FirstEntryOf {
   const std::int32_t* sorted_keys;
@@ -54,6 +71,73 @@ struct FirstEntryOf {
   }
 };
 
+/// Groups the entries k of a list by their neighbour j = neighbors[k], keeping k increasing
+/// within a group: group j is entries[offsets[j] .. offsets[j + 1]) (offsets: [num_references +
+/// 1], entries: [num_pairs]). The grouping is unique, so the result does not depend on how
+/// the work is split: on the host a counting sort over at most 8 contiguous chunks of entries
+/// (in parallel), on CUDA a stable radix sort; stream-ordered, no synchronization.
+inline void group_by_neighbor(const exec::host&,
+                              const std::int32_t* neighbors,
+                              std::int64_t pairs,
+                              std::int64_t num_references,
+                              std::int64_t* offsets,
+                              std::int64_t* entries) {
+  const int chunks = int(std::max<std::int64_t>(
+      1, std::min<std::int64_t>({exec::host::concurrency(), 8, pairs / 65536})));
+  // counts[c][j]: entries of chunk c in group j; then each chunk's cursor into group j.
+  std::vector<std::int64_t> counts(std::size_t(chunks) * std::size_t(num_references), 0);
+  const auto chunk_begin = [&](int c) { return pairs * c / chunks; };
+#if SPHAD_HAS_OPENMP
+#pragma omp parallel for schedule(static, 1) num_threads(chunks) if (chunks > 1)
+#endif
+  for (int c = 0; c < chunks; ++c) {
+    std::int64_t* count = counts.data() + std::size_t(c) * std::size_t(num_references);
+    for (std::int64_t k = chunk_begin(c); k < chunk_begin(c + 1); ++k) {
+      ++count[neighbors[k]];
+    }
+  }
+  std::int64_t start = 0;
+  for (std::int64_t j = 0; j < num_references; ++j) {
+    offsets[j] = start;
+    for (int c = 0; c < chunks; ++c) {
+      std::int64_t& count = counts[std::size_t(c) * std::size_t(num_references) + std::size_t(j)];
+      const std::int64_t n = count;
+      count = start;
+      start += n;
+    }
+  }
+  offsets[num_references] = start;
+#if SPHAD_HAS_OPENMP
+#pragma omp parallel for schedule(static, 1) num_threads(chunks) if (chunks > 1)
+#endif
+  for (int c = 0; c < chunks; ++c) {
+    std::int64_t* cursor = counts.data() + std::size_t(c) * std::size_t(num_references);
+    for (std::int64_t k = chunk_begin(c); k < chunk_begin(c + 1); ++k) {
+      entries[cursor[neighbors[k]]++] = k;
+    }
+  }
+}
+
+#if defined(__CUDACC__)
+inline void group_by_neighbor(const exec::cuda& exec,
+                              const std::int32_t* neighbors,
+                              std::int64_t pairs,
+                              std::int64_t num_references,
+                              std::int64_t* offsets,
+                              std::int64_t* entries) {
+  Buffer<std::int32_t, exec::cuda> keys(exec, pairs);
+  exec::copy(exec, neighbors, keys.data(), pairs);
+  exec::for_each_index(exec, pairs, EntryIndex{entries});
+  exec::stable_sort_by_key(exec, keys.data(), entries, pairs);
+  exec::for_each_index(exec, num_references + 1, FirstEntryOf{keys.data(), pairs, offsets});
+}
+#endif
+
+inline void check_references(std::int64_t num_references, const char* function) {
+  SPHAD_REQUIRE(num_references >= 0, function, "num_references",
+                sphad::detail::concat("is negative (", num_references, ")"));
+}
+
 } // namespace search::detail
 
 /// A copy of `list` (stream-ordered, no synchronization).
@@ -67,50 +151,52 @@ NeighborList<Exec> copy_neighbor_list(const Exec& exec, const NeighborList<Exec>
   return out;
 }
 
+/// A list's entries grouped by reference: entries[offsets[j] .. offsets[j + 1]) are, in
+/// increasing order, the entries k (pair indices into the list) whose neighbour is j. Reverse
+/// mode gathers each reference's per-pair adjoints over it (no atomics: bitwise reproducible).
+template <class Exec>
+struct EntryTranspose {
+  Buffer<std::int64_t, Exec> offsets; ///< [num_references + 1]
+  Buffer<std::int64_t, Exec> entries; ///< [num_pairs]
+  std::int64_t num_references = 0;
+  std::int64_t num_pairs = 0;
+};
+
+/// The `EntryTranspose` of `list` over `num_references` references. Deterministic and
+/// independent of the thread count; allocates stream-ordered and never synchronizes. Throws
+/// `InvalidArgument` for a negative `num_references`.
+template <class Exec>
+EntryTranspose<Exec>
+transpose_entries(const Exec& exec, const NeighborList<Exec>& list, std::int64_t num_references) {
+  search::detail::check_references(num_references, "transpose_entries");
+  EntryTranspose<Exec> out{Buffer<std::int64_t, Exec>(exec, num_references + 1),
+                           Buffer<std::int64_t, Exec>(exec, list.num_pairs), num_references,
+                           list.num_pairs};
+  search::detail::group_by_neighbor(exec, list.neighbors.data(), list.num_pairs, num_references,
+                                    out.offsets.data(), out.entries.data());
+  return out;
+}
+
 /// The transpose of `list` over `num_references` references: row j holds, in increasing order,
-/// every query i whose row in `list` contains j (once per occurrence). Deterministic: on the
-/// host a counting sort (one serial pass, 4× faster than the radix sort), on CUDA a stable
-/// radix sort of the entries by reference; allocates stream-ordered and never synchronizes (the
-/// size is `list.num_pairs`). Throws `InvalidArgument` for a negative `num_references`.
+/// every query i whose row in `list` contains j (once per occurrence). Deterministic (a counting
+/// sort on the host, a stable radix sort on CUDA); allocates stream-ordered and never
+/// synchronizes (the size is `list.num_pairs`). Throws `InvalidArgument` for a negative
+/// `num_references`.
 template <class Exec>
 NeighborList<Exec> transpose_neighbor_list(const Exec& exec,
                                            const NeighborList<Exec>& list,
                                            std::int64_t num_references) {
-  SPHAD_REQUIRE(num_references >= 0, "transpose_neighbor_list", "num_references",
-                sphad::detail::concat("is negative (", num_references, ")"));
-  const std::int64_t pairs = list.num_pairs;
-  NeighborList<Exec> out{Buffer<std::int64_t, Exec>(exec, num_references + 1),
-                         Buffer<std::int32_t, Exec>(exec, pairs), num_references, pairs};
-  if constexpr (std::is_same_v<Exec, exec::host>) {
-    std::int64_t* offsets = out.offsets.data();
-    std::fill(offsets, offsets + num_references + 1, std::int64_t(0));
-    const std::int32_t* neighbors = list.neighbors.data();
-    for (std::int64_t k = 0; k < pairs; ++k) {
-      ++offsets[neighbors[k] + 1];
-    }
-    for (std::int64_t j = 0; j < num_references; ++j) {
-      offsets[j + 1] += offsets[j];
-    }
-    // Rows filled in query order: each reference's queries come out increasing. The cursor of
-    // row j is offsets[j], restored by the shift below.
-    for (std::int64_t i = 0; i < list.num_queries; ++i) {
-      for (std::int64_t k = list.offsets[i]; k < list.offsets[i + 1]; ++k) {
-        out.neighbors[offsets[neighbors[k]]++] = std::int32_t(i);
-      }
-    }
-    for (std::int64_t j = num_references; j > 0; --j) {
-      offsets[j] = offsets[j - 1];
-    }
-    offsets[0] = 0;
-  } else {
-    Buffer<std::int32_t, Exec> keys(exec, pairs);
-    exec::copy(exec, list.neighbors.data(), keys.data(), pairs);
-    exec::for_each_index(exec, list.num_queries,
-                         search::detail::RowOfEntry{list.offsets.data(), out.neighbors.data()});
-    exec::stable_sort_by_key(exec, keys.data(), out.neighbors.data(), pairs);
-    exec::for_each_index(exec, num_references + 1,
-                         search::detail::FirstEntryOf{keys.data(), pairs, out.offsets.data()});
-  }
+  search::detail::check_references(num_references, "transpose_neighbor_list");
+  EntryTranspose<Exec> grouped = transpose_entries(exec, list, num_references);
+  NeighborList<Exec> out{std::move(grouped.offsets),
+                         Buffer<std::int32_t, Exec>(exec, list.num_pairs), num_references,
+                         list.num_pairs};
+  Buffer<std::int32_t, Exec> rows(exec, list.num_pairs);
+  exec::for_each_index(exec, list.num_queries,
+                       search::detail::RowOfEntry{list.offsets.data(), rows.data()});
+  exec::for_each_index(
+      exec, list.num_pairs,
+      search::detail::RowsInOrder{rows.data(), grouped.entries.data(), out.neighbors.data()});
   return out;
 }
 
