@@ -204,10 +204,9 @@ struct Evaluate {
     return q;
   }
 
-  /// The operator's term of the pair (query i, reference j): the one definition the primal,
-  /// the JVP and the reverse passes all evaluate.
+  /// The pair (query i, reference j) as the operator's term reads it.
   SPHAD_HOST_DEVICE SPHAD_INLINE auto
-  pair_term(std::int64_t i, std::int32_t j, const QueryInputs& q) const {
+  make_pair(std::int64_t i, std::int32_t j, const QueryInputs& q) const {
     using Rho = typename S::density;
     using V = typename S::volume;
     const auto rho_j = read_optional<Rho>(references.densities, j);
@@ -232,7 +231,14 @@ struct Evaluate {
         pair.f_j = corrections.grad_h.reference(pair.f_j, j);
       }
     }
-    return Op::term(pair);
+    return pair;
+  }
+
+  /// The operator's term of the pair (query i, reference j): the one definition the primal,
+  /// the JVP and the reverse passes all evaluate.
+  SPHAD_HOST_DEVICE SPHAD_INLINE auto
+  pair_term(std::int64_t i, std::int32_t j, const QueryInputs& q) const {
+    return Op::term(make_pair(i, j, q));
   }
 
   SPHAD_HOST_DEVICE void operator()(std::int64_t i) const {

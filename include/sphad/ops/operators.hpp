@@ -78,8 +78,16 @@ struct Density : detail::OperatorBase<Kernel, Support> {
   template <int D, class T, class F>
   using output_t = T;
   template <class P>
-  SPHAD_HOST_DEVICE static auto term(const P& p) {
-    return p.m_j * p.w();
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto kernel_part(const P& p) {
+    return p.w();
+  }
+  template <class P, class G>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto combine(const P& p, const G& w) {
+    return p.m_j * w;
+  }
+  template <class P>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto term(const P& p) {
+    return combine(p, kernel_part(p));
   }
 };
 
@@ -95,8 +103,16 @@ struct Interpolate : detail::OperatorBase<Kernel, Support> {
   template <int D, class T, class F>
   using output_t = F;
   template <class P>
-  SPHAD_HOST_DEVICE static auto term(const P& p) {
-    return p.f_j * (p.volume_j * p.corrected_value());
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto kernel_part(const P& p) {
+    return p.corrected_value();
+  }
+  template <class P, class G>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto combine(const P& p, const G& w) {
+    return p.f_j * (p.volume_j * w);
+  }
+  template <class P>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto term(const P& p) {
+    return combine(p, kernel_part(p));
   }
 };
 
@@ -112,8 +128,16 @@ struct Gradient : detail::FieldDerivative<Kernel, Support> {
   template <int D, class T, class F>
   using output_t = decltype(detail::outer_with(std::declval<F>(), std::declval<Vec<T, D>>()));
   template <class P>
-  SPHAD_HOST_DEVICE static auto term(const P& p) {
-    return detail::outer_with(detail::coefficient<Scheme>(p), p.corrected_gradient());
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto kernel_part(const P& p) {
+    return p.corrected_gradient();
+  }
+  template <class P, class G>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto combine(const P& p, const G& g) {
+    return detail::outer_with(detail::coefficient<Scheme>(p), g);
+  }
+  template <class P>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto term(const P& p) {
+    return combine(p, kernel_part(p));
   }
 };
 
@@ -132,13 +156,21 @@ struct Divergence : detail::FieldDerivative<Kernel, Support> {
   template <int D, class T, class F>
   using output_t = decltype(detail::contract<Mode>(std::declval<F>(), std::declval<Vec<T, D>>()));
   template <class P>
-  SPHAD_HOST_DEVICE static auto term(const P& p) {
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto kernel_part(const P& p) {
+    return p.corrected_gradient();
+  }
+  template <class P, class G>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto combine(const P& p, const G& g) {
     if constexpr (Consistent) {
       return detail::contract<Mode>(detail::coefficient<Scheme>(p, p.volume_j * p.rho_j / p.rho_i),
-                                    p.corrected_gradient());
+                                    g);
     } else {
-      return detail::contract<Mode>(detail::coefficient<Scheme>(p), p.corrected_gradient());
+      return detail::contract<Mode>(detail::coefficient<Scheme>(p), g);
     }
+  }
+  template <class P>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto term(const P& p) {
+    return combine(p, kernel_part(p));
   }
 };
 
@@ -154,8 +186,16 @@ struct Curl : detail::FieldDerivative<Kernel, Support> {
   template <int D, class T, class F>
   using output_t = decltype(detail::curl_term(std::declval<F>(), std::declval<Vec<T, D>>()));
   template <class P>
-  SPHAD_HOST_DEVICE static auto term(const P& p) {
-    return detail::curl_term(detail::coefficient<Scheme>(p), p.corrected_gradient());
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto kernel_part(const P& p) {
+    return p.corrected_gradient();
+  }
+  template <class P, class G>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto combine(const P& p, const G& g) {
+    return detail::curl_term(detail::coefficient<Scheme>(p), g);
+  }
+  template <class P>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto term(const P& p) {
+    return combine(p, kernel_part(p));
   }
 };
 
@@ -188,10 +228,46 @@ struct Laplacian : detail::FieldDerivative<Kernel, Support> {
   template <int D, class T, class F>
   using output_t = F;
 
+  /// The kernel side of the pair term (geometry and corrections): ∇²W (Naive), −2 (G·n)/(r + ε
+  /// h_ij) (Brookshaw, Default), (F, n) as a [D + 1] vector (Dot); zero at r = 0.
   template <class P>
-  SPHAD_HOST_DEVICE static auto term(const P& p) {
-    // One scalar for everything (the call's: dual when any input is), and the field in it.
-    using T = typename P::scalar;
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto kernel_part(const P& p) {
+    using T = typename P::scalar; // one scalar for everything (dual when any input is)
+    using sphad::detail::convert_scalars;
+    constexpr int D = decltype(p.x_ij)::dim;
+    if constexpr (Scheme == LaplacianScheme::Naive) {
+      return T(p.laplacian());
+    } else {
+      using G = std::conditional_t<Scheme == LaplacianScheme::Dot, Vec<T, D + 1>, T>;
+      const T r = safe_norm(p.x_ij);
+      if (!(value_of(r) > 0)) {
+        return G{}; // the reference's explicit r = 0 guard
+      }
+      const T h_ij = p.support();
+      const T d1 = r + primal_t<T>(1e-8) * h_ij;
+      const auto n = convert_scalars<Vec<T, D>>(p.x_ij) / d1;
+      const auto g = convert_scalars<Vec<T, D>>(p.corrected_gradient());
+      if constexpr (Scheme == LaplacianScheme::Brookshaw) {
+        return G(T(-2) * dot(g, n) / d1);
+      } else if constexpr (Scheme == LaplacianScheme::Default) {
+        return G(T(-2) * dot(n, g) / (r + primal_t<T>(1e-12) * h_ij));
+      } else {
+        static_assert(Scheme == LaplacianScheme::Dot, "sphad::ops::Laplacian: unknown scheme");
+        G out;
+        out[0] = dot(n, g) / d1;
+        for (int e = 0; e < D; ++e) {
+          out[e + 1] = n[e];
+        }
+        return out;
+      }
+    }
+  }
+
+  /// The pair term from the kernel side `k` and the field: q_ij times k, or Price's per-block
+  /// projection for Dot; `PositiveDivergence` keeps a term when x_ij·q_ij ≥ 0.
+  template <class P, class K>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto combine(const P& p, const K& k) {
+    using T = promote_t<typename P::scalar, scalar_of_t<K>>;
     using Field = std::decay_t<decltype(p.f_j)>;
     using S = promote_t<T, scalar_of_t<Field>>;
     using F = rebind_scalar_t<Field, S>;
@@ -202,36 +278,21 @@ struct Laplacian : detail::FieldDerivative<Kernel, Support> {
                     ? convert_scalars<F>((p.f_j - p.f_i) * (p.m_j * p.rho_i / (p.rho_j * p.rho_j)))
                     : convert_scalars<F>((p.f_j - p.f_i) * p.volume_j);
     F out{};
-    if constexpr (Scheme == LaplacianScheme::Naive) {
-      out = convert_scalars<F>(q * p.laplacian());
+    if constexpr (Scheme != LaplacianScheme::Dot) {
+      out = convert_scalars<F>(q * k);
     } else {
-      const T r = safe_norm(p.x_ij);
-      if (!(value_of(r) > 0)) {
-        return out; // the reference's explicit r = 0 guard
-      }
-      const T h_ij = p.support();
-      const T d1 = r + primal_t<T>(1e-8) * h_ij;
-      const auto n = convert_scalars<Vec<T, D>>(p.x_ij) / d1;
-      const auto g = convert_scalars<Vec<T, D>>(p.corrected_gradient());
-      if constexpr (Scheme == LaplacianScheme::Brookshaw) {
-        out = q * (T(-2) * dot(g, n) / d1);
-      } else if constexpr (Scheme == LaplacianScheme::Default) {
-        out = q * (T(-2) * dot(n, g) / (r + primal_t<T>(1e-12) * h_ij));
-      } else {
-        static_assert(Scheme == LaplacianScheme::Dot, "sphad::ops::Laplacian: unknown scheme");
-        static_assert(Parts::count % D == 0,
-                      "sphad::ops::Laplacian: the Dot scheme needs a field whose size is a "
-                      "multiple of D; use Naive, Brookshaw or Default for scalars");
-        const T f = dot(n, g) / d1;
-        for (int b = 0; b < Parts::count / D; ++b) {
-          S projection(0);
-          for (int e = 0; e < D; ++e) {
-            projection += Parts::at(q, b * D + e) * n[e];
-          }
-          for (int e = 0; e < D; ++e) {
-            Parts::at(out, b * D + e) =
-                f * (Parts::at(q, b * D + e) - T(D + 2) * projection * n[e]);
-          }
+      static_assert(Parts::count % D == 0,
+                    "sphad::ops::Laplacian: the Dot scheme needs a field whose size is a "
+                    "multiple of D; use Naive, Brookshaw or Default for scalars");
+      const T f = k[0];
+      for (int b = 0; b < Parts::count / D; ++b) {
+        S projection(0);
+        for (int e = 0; e < D; ++e) {
+          projection += Parts::at(q, b * D + e) * k[e + 1];
+        }
+        for (int e = 0; e < D; ++e) {
+          Parts::at(out, b * D + e) =
+              f * (Parts::at(q, b * D + e) - T(D + 2) * projection * k[e + 1]);
         }
       }
     }
@@ -251,6 +312,11 @@ struct Laplacian : detail::FieldDerivative<Kernel, Support> {
       return kept;
     }
     return out;
+  }
+
+  template <class P>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto term(const P& p) {
+    return combine(p, kernel_part(p));
   }
 };
 
@@ -289,15 +355,29 @@ struct Covariance : detail::OperatorBase<Kernel, Support> {
   static constexpr bool needs_values = false;
   template <int D, class T, class F>
   using output_t = CovarianceResult<T, D>;
+  /// The kernel side: −x_ij ⊗ Ĝ_ij and whether Ŵ_ij > 0.
   template <class P>
-  SPHAD_HOST_DEVICE static auto term(const P& p) {
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto kernel_part(const P& p) {
     using T = typename P::scalar;
     constexpr int D = decltype(p.x_ij)::dim;
     CovarianceResult<T, D> out;
-    out.matrix = sphad::detail::convert_scalars<Mat<T, D, D>>(
-        outer(-p.x_ij, p.corrected_gradient()) * p.volume_j);
+    out.matrix =
+        sphad::detail::convert_scalars<Mat<T, D, D>>(outer(-p.x_ij, p.corrected_gradient()));
     out.neighbors = value_of(p.corrected_value()) > 0 ? 1 : 0;
     return out;
+  }
+  template <class P, class K>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto combine(const P& p, const K& k) {
+    using T = promote_t<typename P::scalar, scalar_of_t<K>>;
+    constexpr int D = decltype(p.x_ij)::dim;
+    CovarianceResult<T, D> out;
+    out.matrix = sphad::detail::convert_scalars<Mat<T, D, D>>(k.matrix * p.volume_j);
+    out.neighbors = k.neighbors;
+    return out;
+  }
+  template <class P>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto term(const P& p) {
+    return combine(p, kernel_part(p));
   }
 };
 
