@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -228,6 +229,55 @@ TEST_CASE("record: sweeps are reentrant, accumulate on request and are bitwise r
     CHECK(flat(tape.gradient(y)) == flat(seed_view));
   }
 }
+
+#if SPHAD_HAS_OPENMP
+TEST_CASE("record: one thread or three give the same gradient bits (gathers, no atomics)",
+          "[record][vjp]") {
+  // 5 000 particles with ~20 neighbours each: above the parallel launch threshold.
+  const int side = 70;
+  const std::int64_t n = side * side;
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> jitter(-0.3, 0.3);
+  std::vector<V2> x(static_cast<std::size_t>(n));
+  std::vector<double> h(x.size()), m(x.size());
+  std::vector<std::int32_t> kinds(x.size(), 0);
+  for (int a = 0; a < side; ++a) {
+    for (int b = 0; b < side; ++b) {
+      const auto k = static_cast<std::size_t>(a * side + b);
+      x[k] = V2{(a + jitter(rng)) / side, (b + jitter(rng)) / side};
+      h[k] = (2.5 + jitter(rng)) / side;
+      m[k] = 1.0 + jitter(rng);
+    }
+  }
+  const Domain<2, double> domain{V2{0, 0}, V2{1, 1}, {true, true}};
+  const ParticleSet<2, double> set{view_of(x), view_of(h), view_of(m), view_of(kinds)};
+  const auto list = build_neighbor_list<SupportScheme::Gather>(exec::host{}, set.search_points(),
+                                                               set.search_points(), domain);
+  const Variable<V2> xv(Span<V2>{x.data(), n});
+  const Variable<double> hv(Span<double>{h.data(), n}), mv(Span<double>{m.data(), n});
+  const auto tracked = set.with_positions(xv).with_supports(hv).with_masses(mv);
+  const auto seed = random_loss(std::size_t(n)).seed<double>(n);
+  const auto gradients = [&] {
+    Host tape;
+    const auto rho = record<ops::Density<Kernel, SupportScheme::MeanSymmetric>>(
+        tape, tracked, tracked, domain, list);
+    tape.backward(rho, Span<const double>{seed.data(), n});
+    auto out = flat(tape.gradient(xv));
+    for (const double g : flat(tape.gradient(hv))) {
+      out.push_back(g);
+    }
+    return out;
+  };
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(1);
+  const auto one = gradients();
+  omp_set_num_threads(3);
+  const auto three = gradients();
+  omp_set_num_threads(threads);
+  CHECK(one == three);
+  CHECK(std::any_of(one.begin(), one.end(), [](double g) { return g != 0; }));
+}
+#endif
 
 TEST_CASE("record: writing a recorded variable makes backward throw before any work",
           "[record][vjp][errors]") {
@@ -555,5 +605,61 @@ TEST_CASE("transpose_neighbor_list: each reference lists its queries in increasi
     CHECK(std::is_sorted(column.begin(), column.end()));
   }
   CHECK_THROWS_WITH(transpose_neighbor_list(exec::host{}, in.list, -1),
+                    Catch::Matchers::Contains("`num_references`"));
+}
+
+TEST_CASE("transpose_entries: the entries grouped by reference, in increasing order, on any "
+          "number of threads",
+          "[search][transpose]") {
+  // Large enough for the host's chunked counting sort (≥ 2 × 65536 entries).
+  const std::int64_t queries = 6000, references = 1700;
+  NeighborList<exec::host> list{Buffer<std::int64_t, exec::host>(exec::host{}, queries + 1),
+                                Buffer<std::int32_t, exec::host>(exec::host{}, 0), queries, 0};
+  std::vector<std::int32_t> neighbors;
+  list.offsets[0] = 0;
+  std::uint64_t state = 12345;
+  for (std::int64_t i = 0; i < queries; ++i) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const int count = int(state >> 58); // 0..63 entries, repeats allowed
+    for (int c = 0; c < count; ++c) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      neighbors.push_back(std::int32_t((state >> 33) % std::uint64_t(references)));
+    }
+    list.offsets[i + 1] = std::int64_t(neighbors.size());
+  }
+  list.num_pairs = std::int64_t(neighbors.size());
+  REQUIRE(list.num_pairs > 2 * 65536);
+  list.neighbors = Buffer<std::int32_t, exec::host>(exec::host{}, list.num_pairs);
+  std::copy(neighbors.begin(), neighbors.end(), list.neighbors.data());
+
+  // The reference: a stable sort of the entries by neighbour.
+  std::vector<std::int64_t> expected(std::size_t(list.num_pairs));
+  for (std::int64_t k = 0; k < list.num_pairs; ++k) {
+    expected[std::size_t(k)] = k;
+  }
+  std::stable_sort(expected.begin(), expected.end(), [&](std::int64_t a, std::int64_t b) {
+    return neighbors[std::size_t(a)] < neighbors[std::size_t(b)];
+  });
+  const auto check = [&](const EntryTranspose<exec::host>& t) {
+    REQUIRE(t.num_references == references);
+    REQUIRE(t.num_pairs == list.num_pairs);
+    CHECK(std::equal(expected.begin(), expected.end(), t.entries.data()));
+    for (std::int64_t j = 0; j < references; ++j) {
+      for (std::int64_t e = t.offsets[j]; e < t.offsets[j + 1]; ++e) {
+        REQUIRE(neighbors[std::size_t(t.entries[e])] == j);
+      }
+    }
+    CHECK(t.offsets[references] == list.num_pairs);
+  };
+  check(transpose_entries(exec::host{}, list, references));
+#if SPHAD_HAS_OPENMP
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(1);
+  check(transpose_entries(exec::host{}, list, references));
+  omp_set_num_threads(3);
+  check(transpose_entries(exec::host{}, list, references));
+  omp_set_num_threads(threads);
+#endif
+  CHECK_THROWS_WITH(transpose_entries(exec::host{}, list, -1),
                     Catch::Matchers::Contains("`num_references`"));
 }

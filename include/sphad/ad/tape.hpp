@@ -271,6 +271,26 @@ public:
 
   void push(std::unique_ptr<detail::Record<Exec>> record) { records_.push_back(std::move(record)); }
 
+  /// n uninitialized elements of E for one backward step, valid until the next call. On the
+  /// host one block is kept and grown (kept across sweeps and `clear`: a fresh large
+  /// allocation faults its pages in again on every sweep); on CUDA `keep` receives a
+  /// stream-ordered allocation (pooled, and safe inside stream capture).
+  template <class E>
+  E* workspace(std::int64_t n, Buffer<E, Exec>& keep) {
+    if constexpr (std::is_same_v<Exec, exec::host>) {
+      (void)keep;
+      const std::int64_t blocks = (n * std::int64_t(sizeof(E)) + 15) / 16;
+      if (workspace_.size() < blocks) {
+        workspace_ = Buffer<WorkspaceBlock, Exec>(exec_, blocks);
+      }
+      static_assert(alignof(E) <= 16, "sphad::Tape::workspace: over-aligned element");
+      return reinterpret_cast<E*>(workspace_.data());
+    } else {
+      keep = Buffer<E, Exec>(exec_, n);
+      return keep.data();
+    }
+  }
+
 private:
   struct SlotBase {
     explicit SlotBase(std::shared_ptr<detail::VariableState> s) : state(std::move(s)) {}
@@ -298,7 +318,12 @@ private:
     Buffer<E, Exec> values;
   };
 
+  struct alignas(16) WorkspaceBlock {
+    unsigned char bytes[16];
+  };
+
   Exec exec_;
+  Buffer<WorkspaceBlock, Exec> workspace_;
   std::vector<std::unique_ptr<detail::Record<Exec>>> records_;
   std::vector<std::unique_ptr<OutputBase>> outputs_;
   std::unordered_map<const detail::VariableState*, std::unique_ptr<SlotBase>> gradients_;

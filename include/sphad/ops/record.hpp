@@ -178,26 +178,33 @@ struct Untracked {
   }
 };
 
-/// Gives each `Variable` of a pass its directions (in call order) and its gradient target; any
-/// other view passes through.
+/// The gradient target of `Variable` v whose scalar c takes direction offset + c.
+template <class S, class Exec, class E>
+GradientTarget<S> target_of(Tape<Exec>& tape, const Variable<E>& v, int offset) {
+  static_assert(std::is_same_v<scalar_of_t<E>, S>,
+                "sphad::record: every Variable of a call must have the scalar of its output; "
+                "to differentiate through a JVP, make every input a Variable of dual "
+                "elements (a tape over dual numbers)");
+  static_assert(sizeof(E) % sizeof(S) == 0, "sphad::record: an element is whole scalars");
+  const Span<E> gradient = tape.gradient_slot(v);
+  return {reinterpret_cast<S*>(gradient.data), offset, leaf_count<E>(), int(sizeof(E) / sizeof(S))};
+}
+
+/// Gives each `Variable` of a pass its directions (in call order, from `next`: a `Dual<S, K>`
+/// seeded there) and its gradient target (at direction next + `shift` of the pass's gradient
+/// array); any other view passes through.
 template <int K, class S, class Exec>
 struct Seeder {
   Tape<Exec>& tape;
   GradientTargets<S> targets{};
   int next = 0;
+  int shift = 0;
 
   template <class View>
   auto operator()(const View& view) {
     if constexpr (is_variable_v<View>) {
       using E = view_element_t<View>;
-      static_assert(std::is_same_v<scalar_of_t<E>, S>,
-                    "sphad::record: every Variable of a call must have the scalar of its output; "
-                    "to differentiate through a JVP, make every input a Variable of dual "
-                    "elements (a tape over dual numbers)");
-      const Span<E> gradient = tape.gradient_slot(view);
-      static_assert(sizeof(E) % sizeof(S) == 0, "sphad::record: an element is whole scalars");
-      targets.targets[targets.count++] = {reinterpret_cast<S*>(gradient.data), next,
-                                          leaf_count<E>(), int(sizeof(E) / sizeof(S))};
+      targets.targets[targets.count++] = target_of<S>(tape, view, next + shift);
       const SeedView<E, K> out{view.data, view.size, next};
       next += leaf_count<E>();
       return out;
@@ -221,18 +228,34 @@ auto map_set(const Set& set, F&& f) {
       positions, supports, masses, set.kinds, densities, volumes};
 }
 
-/// A query set as a query-side pass reads it: positions, supports and densities through `f`,
-/// masses and volumes (never read for queries) untracked.
-template <class Set, class F>
-auto map_query_role(const Set& set, F&& f) {
-  auto positions = f(set.positions);
-  auto supports = f(set.supports);
-  auto densities = f(set.densities);
+/// A query set as the reverse pass reads it: positions through `fx`, supports (a kernel input)
+/// through `fk`, densities (a particle input) through `fp`, masses and volumes (never read for
+/// queries) untracked.
+template <class Set, class FX, class FK, class FP>
+auto map_query_role(const Set& set, FX&& fx, FK&& fk, FP&& fp) {
+  auto positions = fx(set.positions);
+  auto supports = fk(set.supports);
+  auto densities = fp(set.densities);
   const Untracked untracked;
   return ParticleSet<Set::dim, typename Set::primal_scalar, decltype(positions), decltype(supports),
                      decltype(untracked(set.masses)), decltype(densities),
                      decltype(untracked(set.volumes))>{
       positions, supports, untracked(set.masses), set.kinds, densities, untracked(set.volumes)};
+}
+
+/// A reference set as the reverse pass reads it: positions untracked (their adjoint is minus
+/// the pair vector's), supports through `fk`, masses, densities and volumes through `fp`.
+template <class Set, class FK, class FP>
+auto map_reference_role(const Set& set, FK&& fk, FP&& fp) {
+  const Untracked untracked;
+  auto positions = untracked(set.positions);
+  auto supports = fk(set.supports);
+  auto masses = fp(set.masses);
+  auto densities = fp(set.densities);
+  auto volumes = fp(set.volumes);
+  return ParticleSet<Set::dim, typename Set::primal_scalar, decltype(positions), decltype(supports),
+                     decltype(masses), decltype(densities), decltype(volumes)>{
+      positions, supports, masses, set.kinds, densities, volumes};
 }
 
 template <class F>
@@ -268,12 +291,12 @@ auto map_grad_h(const GradH<T, Q, R>& g, FQ&& fq, FR&& fr) {
   return GradH<T, decltype(query), decltype(reference)>{query, reference};
 }
 
-/// The corrections with their query-side views (CRK, renormalization, query Ω) mapped through
-/// `fq` and the reference-side ones (reference Ω) through `fr`.
-template <class C, class FQ, class FR>
-auto map_corrections(const C& c, FQ&& fq, FR&& fr) {
-  auto crk = map_crk(c.crk, fq);
-  auto renormalization = map_renormalization(c.renormalization, fq);
+/// The corrections with their kernel-side views (CRK, renormalization: the query's) mapped
+/// through `fk`, the query Ω through `fq` and the reference Ω through `fr`.
+template <class C, class FK, class FQ, class FR>
+auto map_corrections(const C& c, FK&& fk, FQ&& fq, FR&& fr) {
+  auto crk = map_crk(c.crk, fk);
+  auto renormalization = map_renormalization(c.renormalization, fk);
   auto grad_h = map_grad_h(c.grad_h, fq, fr);
   return Corrections<decltype(crk), decltype(renormalization), decltype(grad_h)>{
       crk, renormalization, grad_h};
@@ -306,71 +329,295 @@ constexpr int reference_side_leaves(const GradH<T, Q, R>*) {
   return seeded_leaves<R>();
 }
 
-/// The directions of the two passes of a call: the query side (the query set's positions,
-/// supports and densities, the query values, CRK, renormalization and query Ω) and the
-/// reference side (the reference set's five fields, the reference values, reference Ω).
+/// The directions of a call's reverse pass, one per input scalar of each pair, in this order:
+/// the pair vector x_ij (`position`: D when either set's positions is a `Variable`; by
+/// translation invariance x_i's adjoint is +∂/∂x_ij and x_j's −∂/∂x_ij), the query's kernel
+/// inputs (`kernel_query`: supports, CRK, renormalization), the reference's (`kernel_reference`:
+/// supports), then the query's particle inputs (`particle_query`: densities, values, Ω) and the
+/// reference's (`particle_reference`: masses, densities, volumes, values, Ω). `per_pair`
+/// scalars per pair carry the reference side's adjoints (x_j's first, when a `Variable`) to the
+/// gather over the transposed list.
 template <class Queries, class References, class QueryValues, class ReferenceValues, class Corr>
 struct Directions {
   template <class M>
   static constexpr const M* tag = nullptr;
-  static constexpr int query =
-      seeded_leaves<decltype(Queries::positions)>() + seeded_leaves<decltype(Queries::supports)>() +
-      seeded_leaves<decltype(Queries::densities)>() + seeded_leaves<QueryValues>() +
-      query_side_leaves(tag<decltype(Corr::crk)>) +
-      query_side_leaves(tag<decltype(Corr::renormalization)>) +
-      query_side_leaves(tag<decltype(Corr::grad_h)>);
-  static constexpr int reference = seeded_leaves<decltype(References::positions)>() +
-                                   seeded_leaves<decltype(References::supports)>() +
-                                   seeded_leaves<decltype(References::masses)>() +
-                                   seeded_leaves<decltype(References::densities)>() +
-                                   seeded_leaves<decltype(References::volumes)>() +
-                                   seeded_leaves<ReferenceValues>() +
-                                   reference_side_leaves(tag<decltype(Corr::grad_h)>);
+  static constexpr bool query_positions = is_variable_v<decltype(Queries::positions)>;
+  static constexpr bool reference_positions = is_variable_v<decltype(References::positions)>;
+  static constexpr int position = query_positions || reference_positions
+                                      ? leaf_count<view_element_t<decltype(Queries::positions)>>()
+                                      : 0;
+  static constexpr int kernel_query = seeded_leaves<decltype(Queries::supports)>() +
+                                      query_side_leaves(tag<decltype(Corr::crk)>) +
+                                      query_side_leaves(tag<decltype(Corr::renormalization)>);
+  static constexpr int kernel_reference = seeded_leaves<decltype(References::supports)>();
+  static constexpr int particle_query = seeded_leaves<decltype(Queries::densities)>() +
+                                        seeded_leaves<QueryValues>() +
+                                        query_side_leaves(tag<decltype(Corr::grad_h)>);
+  static constexpr int particle_reference = seeded_leaves<decltype(References::masses)>() +
+                                            seeded_leaves<decltype(References::densities)>() +
+                                            seeded_leaves<decltype(References::volumes)>() +
+                                            seeded_leaves<ReferenceValues>() +
+                                            reference_side_leaves(tag<decltype(Corr::grad_h)>);
+  static constexpr int kernel = position + kernel_query + kernel_reference;
+  static constexpr int particle = particle_query + particle_reference;
+  static constexpr int total = kernel + particle;
+  static constexpr int stored_positions = reference_positions ? position : 0;
+  static constexpr int per_pair = stored_positions + kernel_reference + particle_reference;
+  /// Where the reference's directions start.
+  static constexpr int kernel_reference_begin = position + kernel_query;
+  static constexpr int particle_reference_begin = kernel + particle_query;
   /// Whether any view is a `Variable` (query masses and volumes count: they get a zero
   /// gradient).
-  static constexpr bool any = query + reference + seeded_leaves<decltype(Queries::masses)>() +
+  static constexpr bool any = total + seeded_leaves<decltype(Queries::masses)>() +
                                   seeded_leaves<decltype(Queries::volumes)>() >
                               0;
+  /// The place in a pair's stored scalars of reference direction `direction`.
+  static constexpr int stored_at(int direction) {
+    return direction < particle_reference_begin
+               ? stored_positions + direction - kernel_reference_begin
+               : stored_positions + kernel_reference + direction - particle_reference_begin;
+  }
 };
 
-/// Stores nothing (the reference-side pass reads pair terms only).
+/// Stores nothing (the reverse pass handles each pair's term itself).
 struct NoStore {
   template <class Out>
   SPHAD_HOST_DEVICE SPHAD_INLINE void operator()(std::int64_t, const Out&) const {}
 };
 
-/// Query-side pass: query i's seeded row sum contracted with ȳ_i, added to the targets at i.
-template <int K, class S, class OutPrimal>
-struct StoreAdjoint {
-  const OutPrimal* ybar;
-  GradientTargets<S> targets;
-  template <class Out>
-  SPHAD_HOST_DEVICE SPHAD_INLINE void operator()(std::int64_t i, const Out& sum) const {
-    S g[K] = {};
-    add_directions(g, ybar[i], sum);
-    targets.add(i, g);
+/// Σ_l bar[l] · (scalar l of x, in memory order).
+template <class S, class X>
+SPHAD_HOST_DEVICE SPHAD_INLINE S dot_leaves(const S* bar, const X& x) {
+  if constexpr (is_vec_v<X> || is_mat_v<X>) {
+    constexpr int step = leaf_count<typename X::value_type>();
+    S sum(0);
+    if constexpr (is_vec_v<X>) {
+      SPHAD_PRAGMA_UNROLL
+      for (int k = 0; k < X::dim; ++k) {
+        sum += dot_leaves(bar + k * step, x[k]);
+      }
+    } else {
+      SPHAD_PRAGMA_UNROLL
+      for (int r = 0; r < X::rows; ++r) {
+        SPHAD_PRAGMA_UNROLL
+        for (int c = 0; c < X::cols; ++c) {
+          sum += dot_leaves(bar + (r * X::cols + c) * step, x(r, c));
+        }
+      }
+    }
+    return sum;
+  } else if constexpr (has_leaves_v<X>) {
+    S sum(0);
+    int next = 0;
+    Leaves<X>::zip(
+        [&](const auto& leaf) {
+          sum += dot_leaves(bar + next, leaf);
+          next += leaf_count<std::remove_cv_t<std::remove_reference_t<decltype(leaf)>>>();
+        },
+        x);
+    return sum;
+  } else {
+    return bar[0] * x;
+  }
+}
+
+/// g[k] = ⟨ȳ, tangent k of y⟩ for the K directions of a seeded evaluation; 0 when y does not
+/// depend on them.
+template <int K, class S, class OutPrimal, class Y>
+SPHAD_HOST_DEVICE SPHAD_INLINE void contract_directions(S* g, const OutPrimal& ybar, const Y& y) {
+  if constexpr (std::is_same_v<scalar_of_t<Y>, Dual<S, K>>) {
+    SPHAD_PRAGMA_UNROLL
+    for (int k = 0; k < K; ++k) {
+      g[k] = leaf_dot(ybar, tangent_part(y, k));
+    }
+  } else {
+    SPHAD_PRAGMA_UNROLL
+    for (int k = 0; k < K; ++k) {
+      g[k] = S(0);
+    }
+  }
+}
+
+/// A pair's directions from its whole term evaluated once in `Dual<S, K>` (every input seeded):
+/// for operators that do not split into a kernel part and a combination (the correction
+/// pipelines' sums).
+template <class Dirs, class S, class OutPrimal, class Eval>
+struct WholeTermDirections {
+  static constexpr int K = Dirs::total;
+  Eval evaluate;
+  using Row = typename Eval::QueryInputs;
+  SPHAD_HOST_DEVICE SPHAD_INLINE const Eval& filtering() const { return evaluate; }
+  SPHAD_HOST_DEVICE SPHAD_INLINE Row row(std::int64_t i) const { return evaluate.query_inputs(i); }
+  SPHAD_HOST_DEVICE SPHAD_INLINE void
+  operator()(S* g, std::int64_t i, std::int32_t j, const Row& q, const OutPrimal& ybar_i) const {
+    contract_directions<K>(g, ybar_i, evaluate.pair_term(i, j, q));
   }
 };
 
-/// Reference-side pass: reference j gathers Σ_i ⟨ȳ_i, ∂term_ij/∂(j's inputs)⟩ over the
-/// queries i of its transposed row, with the same kind filters as the primal (decision A4).
-template <int K, class S, class OutPrimal, class Eval>
-struct GatherReferences {
-  Eval evaluate;
+/// X's primal element when its scalar is the dual D (the kernel part of a seeded pair), X
+/// itself otherwise.
+template <class X, class D, class = void>
+struct primal_of {
+  using type = X;
+};
+template <class X, class D>
+struct primal_of<X, D, std::enable_if_t<std::is_same_v<scalar_of_t<X>, D>>> {
+  using type = std::remove_cv_t<decltype(value_part(std::declval<X>()))>;
+};
+template <class X, class D>
+using primal_of_t = typename primal_of<std::remove_cv_t<X>, D>::type;
+
+/// A pair's directions by the operator's split term = combine(p, kernel_part(p)): the kernel
+/// part G (geometry, supports, CRK, renormalization) in `Dual<S, Dirs::kernel>`; the
+/// combination with the particle inputs (masses, densities, volumes, values, Ω) and G's scalars
+/// seeded, in `Dual<S, Dirs::particle + |G|>`, contracted with ȳ; then G's adjoint Ḡ contracted
+/// with G's tangents. Two narrow dual evaluations instead of one wide one.
+template <class Op, class Dirs, class S, class OutPrimal, class KernelEval, class ParticleEval>
+struct SplitTermDirections {
+  static constexpr int KK = Dirs::kernel;
+  static constexpr int KP = Dirs::particle;
+  KernelEval kernel;
+  ParticleEval particles;
+  struct Row {
+    typename KernelEval::QueryInputs kernel;
+    typename ParticleEval::QueryInputs particles;
+  };
+  SPHAD_HOST_DEVICE SPHAD_INLINE const KernelEval& filtering() const { return kernel; }
+  SPHAD_HOST_DEVICE SPHAD_INLINE Row row(std::int64_t i) const {
+    return {kernel.query_inputs(i), particles.query_inputs(i)};
+  }
+  SPHAD_HOST_DEVICE SPHAD_INLINE void
+  operator()(S* g, std::int64_t i, std::int32_t j, const Row& q, const OutPrimal& ybar_i) const {
+    const auto part = Op::kernel_part(kernel.make_pair(i, j, q.kernel));
+    using Part = std::remove_cv_t<decltype(part)>;
+    constexpr bool kernel_seeded = std::is_same_v<scalar_of_t<Part>, Dual<S, KK>>;
+    const auto value = [&] {
+      if constexpr (kernel_seeded) {
+        return value_part(part);
+      } else {
+        return part;
+      }
+    }();
+    constexpr int KG = leaf_count<std::remove_cv_t<decltype(value)>>();
+    constexpr int KC = KP + KG;
+    S a[KC];
+    contract_directions<KC>(
+        a, ybar_i, Op::combine(particles.make_pair(i, j, q.particles), seed<KC>(value, KP)));
+    SPHAD_PRAGMA_UNROLL
+    for (int k = 0; k < KP; ++k) {
+      g[KK + k] = a[k];
+    }
+    SPHAD_PRAGMA_UNROLL
+    for (int k = 0; k < KK; ++k) {
+      if constexpr (kernel_seeded) {
+        g[k] = dot_leaves(a + KP, tangent_part(part, k));
+      } else {
+        g[k] = S(0);
+      }
+    }
+  }
+};
+
+/// Whether Op's term splits as combine(p, kernel_part(p)).
+template <class Op, class = void>
+inline constexpr bool splits_term_v = false;
+template <class Op>
+inline constexpr bool splits_term_v<
+    Op,
+    std::void_t<decltype(&Op::template kernel_part<
+                         Pair<typename Op::kernel_type,
+                              Op::support,
+                              1,
+                              PairScalars<double, double, double, double, double, double>,
+                              double,
+                              Uncorrected>>)>> = true;
+
+/// Row i of the reverse pass: each accepted pair (i, j) gives its K directions (`Pairs`, the
+/// pair's gradient contracted with ȳ_i); the reference side's are stored as the pair's
+/// `Dirs::per_pair` scalars of `pair_adjoints` (x_j's negated; zeros for a filtered pair), the
+/// query side's summed over the row and added to the query targets at i.
+template <class Dirs, class S, class OutPrimal, class Pairs>
+struct RowAdjoints {
+  static constexpr int K = Dirs::total;
+  static constexpr int P = Dirs::per_pair;
+  Pairs pairs;
   const std::int64_t* offsets;
-  const std::int32_t* queries_of;
+  const std::int32_t* neighbors;
   const OutPrimal* ybar;
   GradientTargets<S> targets;
-  SPHAD_HOST_DEVICE void operator()(std::int64_t j) const {
-    if (!evaluate.filter.accepts_reference(evaluate.references.kinds[j])) {
+  S* pair_adjoints;
+
+  SPHAD_HOST_DEVICE SPHAD_INLINE static void clear(S* slot) {
+    SPHAD_PRAGMA_UNROLL
+    for (int c = 0; c < P; ++c) {
+      slot[c] = S(0);
+    }
+  }
+
+  SPHAD_HOST_DEVICE void operator()(std::int64_t i) const {
+    const std::int64_t begin = offsets[i], end = offsets[i + 1];
+    const auto& evaluate = pairs.filtering();
+    if (!evaluate.filter.accepts_query(evaluate.queries.kinds[i])) {
+      if constexpr (P > 0) {
+        for (std::int64_t k = begin; k < end; ++k) {
+          clear(pair_adjoints + k * P);
+        }
+      }
       return;
     }
-    S g[K] = {};
-    for (std::int64_t k = offsets[j]; k < offsets[j + 1]; ++k) {
-      const std::int32_t i = queries_of[k];
-      if (evaluate.filter.accepts_query(evaluate.queries.kinds[i])) {
-        add_directions(g, ybar[i],
-                       evaluate.pair_term(i, std::int32_t(j), evaluate.query_inputs(i)));
+    const auto row = pairs.row(i);
+    const OutPrimal& ybar_i = ybar[i];
+    S sum[K] = {};
+    for (std::int64_t k = begin; k < end; ++k) {
+      const std::int32_t j = neighbors[k];
+      S* slot = pair_adjoints + k * P;
+      if (!evaluate.filter.accepts_reference(evaluate.references.kinds[j])) {
+        if constexpr (P > 0) {
+          clear(slot);
+        }
+        continue;
+      }
+      S g[K];
+      pairs(g, i, j, row, ybar_i);
+      SPHAD_PRAGMA_UNROLL
+      for (int c = 0; c < K; ++c) {
+        sum[c] += g[c];
+      }
+      if constexpr (P > 0) {
+        SPHAD_PRAGMA_UNROLL
+        for (int c = 0; c < Dirs::stored_positions; ++c) {
+          slot[c] = -g[c];
+        }
+        SPHAD_PRAGMA_UNROLL
+        for (int c = 0; c < Dirs::kernel_reference; ++c) {
+          slot[Dirs::stored_positions + c] = g[Dirs::kernel_reference_begin + c];
+        }
+        SPHAD_PRAGMA_UNROLL
+        for (int c = 0; c < Dirs::particle_reference; ++c) {
+          slot[Dirs::stored_positions + Dirs::kernel_reference + c] =
+              g[Dirs::particle_reference_begin + c];
+        }
+      }
+    }
+    targets.add(i, sum);
+  }
+};
+
+/// Reference j sums the adjoints its pairs left in `pair_adjoints`, over its entries in the
+/// transposed list (increasing order: no atomics, bitwise reproducible), into its targets.
+template <int P, class S>
+struct GatherPairAdjoints {
+  const std::int64_t* offsets;
+  const std::int64_t* entries;
+  const S* pair_adjoints;
+  GradientTargets<S> targets;
+  SPHAD_HOST_DEVICE void operator()(std::int64_t j) const {
+    S g[P] = {};
+    for (std::int64_t t = offsets[j]; t < offsets[j + 1]; ++t) {
+      const S* slot = pair_adjoints + entries[t] * P;
+      SPHAD_PRAGMA_UNROLL
+      for (int c = 0; c < P; ++c) {
+        g[c] += slot[c];
       }
     }
     targets.add(j, g);
@@ -394,8 +641,8 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
   Queries queries;
   References references;
   Domain<D, P> domain;
-  NeighborList<Exec> rows;    ///< a copy of the list (a rebuild in place cannot change it)
-  NeighborList<Exec> columns; ///< the transpose of the rows
+  NeighborList<Exec> rows;      ///< a copy of the list (a rebuild in place cannot change it)
+  EntryTranspose<Exec> columns; ///< the rows' entries grouped by reference
   QueryValues query_values;
   ReferenceValues reference_values;
   KindFilter filter;
@@ -408,7 +655,7 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
                  const References& r,
                  const Domain<D, P>& d,
                  NeighborList<Exec> list,
-                 NeighborList<Exec> transposed,
+                 EntryTranspose<Exec> transposed,
                  const QueryValues& qv,
                  const ReferenceValues& rv,
                  KindFilter f,
@@ -434,17 +681,15 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
       snapshot_version(snapshots, "corrections", view);
       return view;
     };
-    map_corrections(corrections, correction, correction);
+    map_corrections(corrections, correction, correction, correction);
     snapshot_version(snapshots, "output", output);
   }
 
   void check_versions() const override { sphad::detail::check_snapshots(snapshots); }
 
   std::int64_t bytes() const override {
-    const auto list_bytes = [](const NeighborList<Exec>& l) {
-      return (l.num_queries + 1) * 8 + l.num_pairs * 4;
-    };
-    return std::int64_t(sizeof(*this)) + list_bytes(rows) + list_bytes(columns);
+    return std::int64_t(sizeof(*this)) + (rows.num_queries + 1) * 8 + rows.num_pairs * 4 +
+           (columns.num_references + 1) * 8 + columns.num_pairs * 8;
   }
 
   template <class Q, class R, class QV, class RV, class C, class Store>
@@ -465,8 +710,8 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
   }
 
   void backward(Tape<Exec>& tape) const override {
+    using Dirs = Directions<Queries, References, QueryValues, ReferenceValues, Corr>;
     const OutPrimal* ybar = tape.gradient_slot(output, true).data;
-    const Untracked untracked;
     // Every variable has a gradient after the sweep, zero where it does not enter.
     const auto touch = [&](const auto& view) {
       if constexpr (is_variable_v<std::remove_cv_t<std::remove_reference_t<decltype(view)>>>) {
@@ -475,30 +720,96 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
       return view;
     };
     map_set(queries, touch);
-    using Count = Directions<Queries, References, QueryValues, ReferenceValues, Corr>;
-    constexpr int KQ = Count::query;
-    if constexpr (KQ > 0) {
-      Seeder<KQ, S, Exec> seeder{tape};
-      const auto q = map_query_role(queries, seeder);
-      const auto qv = seeder(query_values);
-      const auto c = map_corrections(corrections, seeder, untracked);
-      exec::for_each_index(tape.exec(), queries.size(),
-                           evaluator(q, map_set(references, untracked), qv,
-                                     untracked(reference_values), c,
-                                     StoreAdjoint<KQ, S, OutPrimal>{ybar, seeder.targets}));
-    }
-    constexpr int KR = Count::reference;
-    if constexpr (KR > 0) {
-      Seeder<KR, S, Exec> seeder{tape};
-      const auto r = map_set(references, seeder);
-      const auto rv = seeder(reference_values);
-      const auto c = map_corrections(corrections, untracked, seeder);
-      const auto evaluate =
-          evaluator(map_set(queries, untracked), r, untracked(query_values), rv, c, NoStore{});
-      exec::for_each_index(
-          tape.exec(), references.size(),
-          GatherReferences<KR, S, OutPrimal, decltype(evaluate)>{
-              evaluate, columns.offsets.data(), columns.neighbors.data(), ybar, seeder.targets});
+    map_set(references, touch);
+    if constexpr (Dirs::total > 0) {
+      // Split terms seed the kernel inputs in Dual<S, Dirs::kernel> and the particle inputs in
+      // their own duals; whole terms seed everything in one Dual<S, Dirs::total>. Gradient
+      // targets index the pass's Dirs::total directions either way.
+      constexpr bool split = splits_term_v<Op>;
+      constexpr int KK = split ? Dirs::kernel : Dirs::total;
+      const Untracked untracked;
+      // x_i seeded (x_j plain) makes the pair vector's directions ∂/∂x_ij.
+      const auto seed_positions = [&](const auto& view) {
+        if constexpr (Dirs::position > 0) {
+          return SeedView<view_element_t<decltype(view)>, KK>{view.data, view.size, 0};
+        } else {
+          return view;
+        }
+      };
+      Seeder<KK, S, Exec> kernel_query{tape, {}, Dirs::position};
+      if constexpr (Dirs::query_positions) {
+        kernel_query.targets.targets[kernel_query.targets.count++] =
+            target_of<S>(tape, queries.positions, 0);
+      }
+      Seeder<KK, S, Exec> kernel_reference{tape, {}, Dirs::kernel_reference_begin};
+      constexpr int P = Dirs::per_pair;
+      Buffer<S, Exec> kept;
+      S* pair_adjoints = tape.workspace(P > 0 ? rows.num_pairs * P : 0, kept);
+      const auto run = [&](const auto& pairs, const auto& particle_query,
+                           const auto& particle_reference) {
+        SPHAD_ASSERT(kernel_query.next == Dirs::kernel_reference_begin &&
+                     kernel_reference.next == Dirs::kernel);
+        GradientTargets<S> query_targets{}, reference_targets{};
+        if constexpr (Dirs::reference_positions) {
+          reference_targets.targets[reference_targets.count++] =
+              target_of<S>(tape, references.positions, 0);
+        }
+        const auto take = [](GradientTargets<S>& to, const auto& seeder, bool stored) {
+          for (int t = 0; t < seeder.targets.count; ++t) {
+            GradientTarget<S> target = seeder.targets.targets[t];
+            target.offset = stored ? Dirs::stored_at(target.offset) : target.offset;
+            to.targets[to.count++] = target;
+          }
+        };
+        take(query_targets, kernel_query, false);
+        take(query_targets, particle_query, false);
+        take(reference_targets, kernel_reference, true);
+        take(reference_targets, particle_reference, true);
+        exec::for_each_index(tape.exec(), queries.size(),
+                             RowAdjoints<Dirs, S, OutPrimal, std::decay_t<decltype(pairs)>>{
+                                 pairs, rows.offsets.data(), rows.neighbors.data(), ybar,
+                                 query_targets, pair_adjoints});
+        if constexpr (P > 0) {
+          exec::for_each_index(tape.exec(), references.size(),
+                               GatherPairAdjoints<P, S>{columns.offsets.data(),
+                                                        columns.entries.data(), pair_adjoints,
+                                                        reference_targets});
+        }
+      };
+      if constexpr (split) {
+        const auto kernel_eval =
+            evaluator(map_query_role(queries, seed_positions, kernel_query, untracked),
+                      map_reference_role(references, kernel_reference, untracked),
+                      untracked(query_values), untracked(reference_values),
+                      map_corrections(corrections, kernel_query, untracked, untracked), NoStore{});
+        using Part = decltype(Op::kernel_part(kernel_eval.make_pair(0, 0, {})));
+        constexpr int KC = Dirs::particle + leaf_count<primal_of_t<Part, Dual<S, KK>>>();
+        // The particle inputs take directions [0, Dirs::particle) of Dual<S, KC> (G's scalars
+        // the rest), which are the pass's [Dirs::kernel, Dirs::total).
+        Seeder<KC, S, Exec> particle_query{tape, {}, 0, Dirs::kernel};
+        Seeder<KC, S, Exec> particle_reference{tape, {}, Dirs::particle_query, Dirs::kernel};
+        const auto q = map_query_role(queries, untracked, untracked, particle_query);
+        const auto qv = particle_query(query_values);
+        const auto r = map_reference_role(references, untracked, particle_reference);
+        const auto rv = particle_reference(reference_values);
+        const auto c = map_corrections(corrections, untracked, particle_query, particle_reference);
+        const auto particle_eval = evaluator(q, r, qv, rv, c, NoStore{});
+        run(SplitTermDirections<Op, Dirs, S, OutPrimal, std::decay_t<decltype(kernel_eval)>,
+                                std::decay_t<decltype(particle_eval)>>{kernel_eval, particle_eval},
+            particle_query, particle_reference);
+      } else {
+        Seeder<KK, S, Exec> particle_query{tape, {}, Dirs::kernel};
+        Seeder<KK, S, Exec> particle_reference{tape, {}, Dirs::particle_reference_begin};
+        const auto q = map_query_role(queries, seed_positions, kernel_query, particle_query);
+        const auto qv = particle_query(query_values);
+        const auto r = map_reference_role(references, kernel_reference, particle_reference);
+        const auto rv = particle_reference(reference_values);
+        const auto c =
+            map_corrections(corrections, kernel_query, particle_query, particle_reference);
+        const auto evaluate = evaluator(q, r, qv, rv, c, NoStore{});
+        run(WholeTermDirections<Dirs, S, OutPrimal, std::decay_t<decltype(evaluate)>>{evaluate},
+            particle_query, particle_reference);
+      }
     }
   }
 };
@@ -541,7 +852,7 @@ auto record(Tape<Exec>& tape,
   const auto r = map_set(references, untracked);
   const auto qv = untracked(query_values);
   const auto rv = untracked(reference_values);
-  const auto c = map_corrections(corrections, untracked, untracked);
+  const auto c = map_corrections(corrections, untracked, untracked, untracked);
   using Out = output_of_t<Op, decltype(q), decltype(r), decltype(qv), decltype(rv), decltype(c)>;
   // Everything is checked before the tape changes (the launch below checks again: cheap).
   const auto factor = validate_call<Op>(q, r, domain, qv, rv, options, c, function);
@@ -549,13 +860,18 @@ auto record(Tape<Exec>& tape,
   Variable<Out> out = tape.template make_output<Out>(q.size());
   evaluate_all<Op>(tape.exec(), q, r, domain, neighbors, qv, rv, options, c,
                    StoreAt<Out>{const_cast<Out*>(out.data)}, function);
-  if constexpr (Directions<Queries, References, QueryValues, ReferenceValues, Corr>::any) {
+  using Dirs = Directions<Queries, References, QueryValues, ReferenceValues, Corr>;
+  if constexpr (Dirs::any) {
+    // The references gather their pairs' adjoints over the transposed entries (when any).
+    auto transposed = Dirs::per_pair > 0
+                          ? transpose_entries(tape.exec(), neighbors, references.size())
+                          : transpose_entries(tape.exec(), NeighborList<Exec>{}, 0);
     tape.push(
         std::make_unique<
             OperatorRecord<Op, Exec, Queries, References, QueryValues, ReferenceValues, Corr, Out>>(
             queries, references, domain, copy_neighbor_list(tape.exec(), neighbors),
-            transpose_neighbor_list(tape.exec(), neighbors, references.size()), query_values,
-            reference_values, kind_filter(options.direction), factor, corrections, out));
+            std::move(transposed), query_values, reference_values, kind_filter(options.direction),
+            factor, corrections, out));
   }
   return out;
 }
