@@ -27,6 +27,7 @@
 /// and two libraries must never share (or clash over) one instantiation. `static` rather than
 /// hidden visibility, which nvcc rejects for kernels over functors in anonymous namespaces.
 #define SPHAD_KERNEL static __global__
+#define SPHAD_FLATTEN // nvcc inlines device code on its own
 /// Only on wrappers that call user callables which may be host-only.
 #define SPHAD_EXEC_CHECK_DISABLE _Pragma("nv_exec_check_disable")
 #else
@@ -38,8 +39,12 @@
 // for compile time (the exhaustive test matrices do).
 #if defined(__GNUC__) && !defined(SPHAD_RELAXED_INLINING)
 #define SPHAD_INLINE inline __attribute__((always_inline))
+/// On the loop body of a hot launch: everything it calls is inlined, lambdas included (in a
+/// large translation unit GCC otherwise stops inlining them once its growth budget is spent).
+#define SPHAD_FLATTEN __attribute__((flatten))
 #else
 #define SPHAD_INLINE inline
+#define SPHAD_FLATTEN
 #endif
 #define SPHAD_EXEC_CHECK_DISABLE
 #endif

@@ -36,6 +36,33 @@ struct ApplyOptions {
   R calibration_n_h = R(0);
 };
 
+namespace detail {
+
+template <class View, class = void>
+inline constexpr bool has_data_pointer_v = false;
+template <class View>
+inline constexpr bool has_data_pointer_v<
+    View,
+    std::enable_if_t<std::is_pointer_v<decltype(std::declval<const View&>().data)>>> = true;
+
+/// A host prefetch of element j of a view with a `data` pointer (nothing on the device, for
+/// other views, or past the end).
+template <class View>
+SPHAD_HOST_DEVICE SPHAD_INLINE void prefetch_element(const View& view, std::int64_t j) {
+#if !SPHAD_DEVICE_PASS && defined(__GNUC__)
+  if constexpr (has_data_pointer_v<View>) {
+    if (j < view.size) {
+      __builtin_prefetch(view.data + j);
+    }
+  }
+#else
+  (void)view;
+  (void)j;
+#endif
+}
+
+} // namespace detail
+
 namespace ops::detail {
 
 /// Neighbours of query i from a CSR list.
@@ -234,6 +261,19 @@ struct Evaluate {
     return pair;
   }
 
+  /// Asks the host's caches for reference j's inputs ahead of use (the reverse pass's loop
+  /// body is too long for the processor to run ahead to the next pair's loads on its own).
+  SPHAD_HOST_DEVICE SPHAD_INLINE void prefetch_reference(std::int32_t j) const {
+    sphad::detail::prefetch_element(references.positions, j);
+    sphad::detail::prefetch_element(references.supports, j);
+    sphad::detail::prefetch_element(references.masses, j);
+    sphad::detail::prefetch_element(references.densities, j);
+    sphad::detail::prefetch_element(references.volumes, j);
+    if constexpr (Op::needs_values) {
+      sphad::detail::prefetch_element(reference_values, j);
+    }
+  }
+
   /// The operator's term of the pair (query i, reference j): the one definition the primal,
   /// the JVP and the reverse passes all evaluate.
   SPHAD_HOST_DEVICE SPHAD_INLINE auto
@@ -241,7 +281,7 @@ struct Evaluate {
     return Op::term(make_pair(i, j, q));
   }
 
-  SPHAD_HOST_DEVICE void operator()(std::int64_t i) const {
+  SPHAD_HOST_DEVICE SPHAD_FLATTEN void operator()(std::int64_t i) const {
     Out sum{};
     if (filter.accepts_query(queries.kinds[i])) {
       const QueryInputs q = query_inputs(i);
