@@ -329,6 +329,20 @@ constexpr int reference_side_leaves(const GradH<T, Q, R>*) {
   return seeded_leaves<R>();
 }
 
+/// Whether Op's term splits as combine(p, kernel_part(p)).
+template <class Op, class = void>
+inline constexpr bool splits_term_v = false;
+template <class Op>
+inline constexpr bool splits_term_v<
+    Op,
+    std::void_t<decltype(&Op::template kernel_part<
+                         Pair<typename Op::kernel_type,
+                              Op::support,
+                              1,
+                              PairScalars<double, double, double, double, double, double>,
+                              double,
+                              Uncorrected>>)>> = true;
+
 /// The directions of a call's reverse pass, one per input scalar of each pair, in this order:
 /// the pair vector x_ij (`position`: D when either set's positions is a `Variable`; by
 /// translation invariance x_i's adjoint is +∂/∂x_ij and x_j's −∂/∂x_ij), the query's kernel
@@ -336,20 +350,32 @@ constexpr int reference_side_leaves(const GradH<T, Q, R>*) {
 /// supports), then the query's particle inputs (`particle_query`: densities, values, Ω) and the
 /// reference's (`particle_reference`: masses, densities, volumes, values, Ω). `per_pair`
 /// scalars per pair carry the reference side's adjoints (x_j's first, when a `Variable`) to the
-/// gather over the transposed list.
-template <class Queries, class References, class QueryValues, class ReferenceValues, class Corr>
+/// gather over the transposed list. A split operator reads the supports only through the
+/// kernels and the pair support, so under Gather h_j and under Scatter h_i are no direction.
+template <class Op,
+          class Queries,
+          class References,
+          class QueryValues,
+          class ReferenceValues,
+          class Corr>
 struct Directions {
   template <class M>
   static constexpr const M* tag = nullptr;
+  static constexpr bool reads_query_support =
+      !(splits_term_v<Op> && Op::support == SupportScheme::Scatter);
+  static constexpr bool reads_reference_support =
+      !(splits_term_v<Op> && Op::support == SupportScheme::Gather);
   static constexpr bool query_positions = is_variable_v<decltype(Queries::positions)>;
   static constexpr bool reference_positions = is_variable_v<decltype(References::positions)>;
   static constexpr int position = query_positions || reference_positions
                                       ? leaf_count<view_element_t<decltype(Queries::positions)>>()
                                       : 0;
-  static constexpr int kernel_query = seeded_leaves<decltype(Queries::supports)>() +
-                                      query_side_leaves(tag<decltype(Corr::crk)>) +
-                                      query_side_leaves(tag<decltype(Corr::renormalization)>);
-  static constexpr int kernel_reference = seeded_leaves<decltype(References::supports)>();
+  static constexpr int kernel_query =
+      (reads_query_support ? seeded_leaves<decltype(Queries::supports)>() : 0) +
+      query_side_leaves(tag<decltype(Corr::crk)>) +
+      query_side_leaves(tag<decltype(Corr::renormalization)>);
+  static constexpr int kernel_reference =
+      reads_reference_support ? seeded_leaves<decltype(References::supports)>() : 0;
   static constexpr int particle_query = seeded_leaves<decltype(Queries::densities)>() +
                                         seeded_leaves<QueryValues>() +
                                         query_side_leaves(tag<decltype(Corr::grad_h)>);
@@ -385,23 +411,23 @@ struct NoStore {
   SPHAD_HOST_DEVICE SPHAD_INLINE void operator()(std::int64_t, const Out&) const {}
 };
 
-/// Σ_l bar[l] · (scalar l of x, in memory order).
+/// Σ_l flat[l] · (scalar l of x, in memory order): a flat array of x's shape dotted with x.
 template <class S, class X>
-SPHAD_HOST_DEVICE SPHAD_INLINE S dot_leaves(const S* bar, const X& x) {
+SPHAD_HOST_DEVICE SPHAD_INLINE S dot_flat(const S* flat, const X& x) {
   if constexpr (is_vec_v<X> || is_mat_v<X>) {
     constexpr int step = leaf_count<typename X::value_type>();
     S sum(0);
     if constexpr (is_vec_v<X>) {
       SPHAD_PRAGMA_UNROLL
       for (int k = 0; k < X::dim; ++k) {
-        sum += dot_leaves(bar + k * step, x[k]);
+        sum += dot_flat(flat + k * step, x[k]);
       }
     } else {
       SPHAD_PRAGMA_UNROLL
       for (int r = 0; r < X::rows; ++r) {
         SPHAD_PRAGMA_UNROLL
         for (int c = 0; c < X::cols; ++c) {
-          sum += dot_leaves(bar + (r * X::cols + c) * step, x(r, c));
+          sum += dot_flat(flat + (r * X::cols + c) * step, x(r, c));
         }
       }
     }
@@ -411,13 +437,13 @@ SPHAD_HOST_DEVICE SPHAD_INLINE S dot_leaves(const S* bar, const X& x) {
     int next = 0;
     Leaves<X>::zip(
         [&](const auto& leaf) {
-          sum += dot_leaves(bar + next, leaf);
+          sum += dot_flat(flat + next, leaf);
           next += leaf_count<std::remove_cv_t<std::remove_reference_t<decltype(leaf)>>>();
         },
         x);
     return sum;
   } else {
-    return bar[0] * x;
+    return flat[0] * x;
   }
 }
 
@@ -447,6 +473,9 @@ struct WholeTermDirections {
   Eval evaluate;
   using Row = typename Eval::QueryInputs;
   SPHAD_HOST_DEVICE SPHAD_INLINE const Eval& filtering() const { return evaluate; }
+  SPHAD_HOST_DEVICE SPHAD_INLINE void prefetch(std::int32_t j) const {
+    evaluate.prefetch_reference(j);
+  }
   SPHAD_HOST_DEVICE SPHAD_INLINE Row row(std::int64_t i) const { return evaluate.query_inputs(i); }
   SPHAD_HOST_DEVICE SPHAD_INLINE void
   operator()(S* g, std::int64_t i, std::int32_t j, const Row& q, const OutPrimal& ybar_i) const {
@@ -483,6 +512,9 @@ struct SplitTermDirections {
     typename ParticleEval::QueryInputs particles;
   };
   SPHAD_HOST_DEVICE SPHAD_INLINE const KernelEval& filtering() const { return kernel; }
+  SPHAD_HOST_DEVICE SPHAD_INLINE void prefetch(std::int32_t j) const {
+    particles.prefetch_reference(j); // the same arrays as the kernel side's
+  }
   SPHAD_HOST_DEVICE SPHAD_INLINE Row row(std::int64_t i) const {
     return {kernel.query_inputs(i), particles.query_inputs(i)};
   }
@@ -510,27 +542,13 @@ struct SplitTermDirections {
     SPHAD_PRAGMA_UNROLL
     for (int k = 0; k < KK; ++k) {
       if constexpr (kernel_seeded) {
-        g[k] = dot_leaves(a + KP, tangent_part(part, k));
+        g[k] = dot_flat(a + KP, tangent_part(part, k));
       } else {
         g[k] = S(0);
       }
     }
   }
 };
-
-/// Whether Op's term splits as combine(p, kernel_part(p)).
-template <class Op, class = void>
-inline constexpr bool splits_term_v = false;
-template <class Op>
-inline constexpr bool splits_term_v<
-    Op,
-    std::void_t<decltype(&Op::template kernel_part<
-                         Pair<typename Op::kernel_type,
-                              Op::support,
-                              1,
-                              PairScalars<double, double, double, double, double, double>,
-                              double,
-                              Uncorrected>>)>> = true;
 
 /// Row i of the reverse pass: each accepted pair (i, j) gives its K directions (`Pairs`, the
 /// pair's gradient contracted with ȳ_i); the reference side's are stored as the pair's
@@ -554,7 +572,7 @@ struct RowAdjoints {
     }
   }
 
-  SPHAD_HOST_DEVICE void operator()(std::int64_t i) const {
+  SPHAD_HOST_DEVICE SPHAD_FLATTEN void operator()(std::int64_t i) const {
     const std::int64_t begin = offsets[i], end = offsets[i + 1];
     const auto& evaluate = pairs.filtering();
     if (!evaluate.filter.accepts_query(evaluate.queries.kinds[i])) {
@@ -568,12 +586,15 @@ struct RowAdjoints {
     const auto row = pairs.row(i);
     const OutPrimal& ybar_i = ybar[i];
     S sum[K] = {};
+    constexpr std::int64_t ahead = 8; // pairs
     for (std::int64_t k = begin; k < end; ++k) {
+      if (k + ahead < end) {
+        pairs.prefetch(neighbors[k + ahead]);
+      }
       const std::int32_t j = neighbors[k];
-      S* slot = pair_adjoints + k * P;
       if (!evaluate.filter.accepts_reference(evaluate.references.kinds[j])) {
         if constexpr (P > 0) {
-          clear(slot);
+          clear(pair_adjoints + k * P);
         }
         continue;
       }
@@ -584,6 +605,7 @@ struct RowAdjoints {
         sum[c] += g[c];
       }
       if constexpr (P > 0) {
+        S* slot = pair_adjoints + k * P;
         SPHAD_PRAGMA_UNROLL
         for (int c = 0; c < Dirs::stored_positions; ++c) {
           slot[c] = -g[c];
@@ -710,7 +732,7 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
   }
 
   void backward(Tape<Exec>& tape) const override {
-    using Dirs = Directions<Queries, References, QueryValues, ReferenceValues, Corr>;
+    using Dirs = Directions<Op, Queries, References, QueryValues, ReferenceValues, Corr>;
     const OutPrimal* ybar = tape.gradient_slot(output, true).data;
     // Every variable has a gradient after the sweep, zero where it does not enter.
     const auto touch = [&](const auto& view) {
@@ -731,7 +753,8 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
       // x_i seeded (x_j plain) makes the pair vector's directions ∂/∂x_ij.
       const auto seed_positions = [&](const auto& view) {
         if constexpr (Dirs::position > 0) {
-          return SeedView<view_element_t<decltype(view)>, KK>{view.data, view.size, 0};
+          return SeedView<view_element_t<std::decay_t<decltype(view)>>, KK>{view.data, view.size,
+                                                                            0};
         } else {
           return view;
         }
@@ -742,6 +765,21 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
             target_of<S>(tape, queries.positions, 0);
       }
       Seeder<KK, S, Exec> kernel_reference{tape, {}, Dirs::kernel_reference_begin};
+      // The supports the operator reads (both, unless a split term under Gather or Scatter).
+      const auto query_supports = [&](const auto& view) {
+        if constexpr (Dirs::reads_query_support) {
+          return kernel_query(view);
+        } else {
+          return untracked(view);
+        }
+      };
+      const auto reference_supports = [&](const auto& view) {
+        if constexpr (Dirs::reads_reference_support) {
+          return kernel_reference(view);
+        } else {
+          return untracked(view);
+        }
+      };
       constexpr int P = Dirs::per_pair;
       Buffer<S, Exec> kept;
       S* pair_adjoints = tape.workspace(P > 0 ? rows.num_pairs * P : 0, kept);
@@ -778,8 +816,8 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
       };
       if constexpr (split) {
         const auto kernel_eval =
-            evaluator(map_query_role(queries, seed_positions, kernel_query, untracked),
-                      map_reference_role(references, kernel_reference, untracked),
+            evaluator(map_query_role(queries, seed_positions, query_supports, untracked),
+                      map_reference_role(references, reference_supports, untracked),
                       untracked(query_values), untracked(reference_values),
                       map_corrections(corrections, kernel_query, untracked, untracked), NoStore{});
         using Part = decltype(Op::kernel_part(kernel_eval.make_pair(0, 0, {})));
@@ -800,9 +838,9 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
       } else {
         Seeder<KK, S, Exec> particle_query{tape, {}, Dirs::kernel};
         Seeder<KK, S, Exec> particle_reference{tape, {}, Dirs::particle_reference_begin};
-        const auto q = map_query_role(queries, seed_positions, kernel_query, particle_query);
+        const auto q = map_query_role(queries, seed_positions, query_supports, particle_query);
         const auto qv = particle_query(query_values);
-        const auto r = map_reference_role(references, kernel_reference, particle_reference);
+        const auto r = map_reference_role(references, reference_supports, particle_reference);
         const auto rv = particle_reference(reference_values);
         const auto c =
             map_corrections(corrections, kernel_query, particle_query, particle_reference);
@@ -860,7 +898,7 @@ auto record(Tape<Exec>& tape,
   Variable<Out> out = tape.template make_output<Out>(q.size());
   evaluate_all<Op>(tape.exec(), q, r, domain, neighbors, qv, rv, options, c,
                    StoreAt<Out>{const_cast<Out*>(out.data)}, function);
-  using Dirs = Directions<Queries, References, QueryValues, ReferenceValues, Corr>;
+  using Dirs = Directions<Op, Queries, References, QueryValues, ReferenceValues, Corr>;
   if constexpr (Dirs::any) {
     // The references gather their pairs' adjoints over the transposed entries (when any).
     auto transposed = Dirs::per_pair > 0
