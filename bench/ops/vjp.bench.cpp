@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Reverse mode (issue #8), architecture §5 ratios side by side: the plain `apply`, `record` with
-// no Variable (nothing to record), the Density position HVP, and the full gradient — `record` of
-// one launch plus the backward sweep with positions, supports, masses (and for the field operators
-// densities and values) all Variables. Density, Gradient (Difference), Laplacian (Brookshaw) and
+// no Variable (nothing to record), the Density position HVP, the full gradient — `record` of one
+// launch plus the backward sweep with positions, supports, masses (and for the field operators
+// densities and values) all Variables — and the backward sweep alone (one recording, swept every
+// iteration). Density, Gradient (Difference), Laplacian (Brookshaw) and
 // the CRK-corrected Gradient; 2D double, Wendland4, the operator benchmarks' particles. The
 // `tape_bytes_per_launch` counter is what the tape holds per recorded launch (the output, the
 // list's copy and its transpose).
@@ -21,7 +22,7 @@ namespace {
 
 using Kernel = kernels::Wendland4;
 enum Which { density, gradient, laplacian, crk_gradient };
-enum Mode { primal_call, record_untracked, full_gradient, position_hvp };
+enum Mode { primal_call, record_untracked, full_gradient, backward_only, position_hvp };
 
 template <Which W, Mode M>
 void BM_vjp(benchmark::State& state) {
@@ -72,6 +73,22 @@ void BM_vjp(benchmark::State& state) {
     }
   };
   std::int64_t bytes = 0;
+  const auto record_tracked = [&] {
+    if constexpr (W == density) {
+      return record_once(tracked, fv);
+    } else {
+      return record_once(tracked.with_densities(rhov), fv);
+    }
+  };
+  // backward_only: one recording, swept every iteration.
+  const auto recorded = [&] {
+    if constexpr (M == backward_only) {
+      return record_tracked();
+    } else {
+      return 0;
+    }
+  }();
+  (void)recorded;
   for (auto _ : state) {
     if constexpr (M == primal_call) {
       if constexpr (W == density) {
@@ -93,15 +110,12 @@ void BM_vjp(benchmark::State& state) {
     } else if constexpr (M == record_untracked) {
       tape.clear();
       benchmark::DoNotOptimize(record_once(set, c.scalars()).size);
+    } else if constexpr (M == backward_only) {
+      tape.backward(recorded, seed_of(recorded));
+      benchmark::DoNotOptimize(tape.gradient(xv).data);
     } else {
       tape.clear();
-      const auto y = [&] {
-        if constexpr (W == density) {
-          return record_once(tracked, fv);
-        } else {
-          return record_once(tracked.with_densities(rhov), fv);
-        }
-      }();
+      const auto y = record_tracked();
       tape.backward(y, seed_of(y));
       benchmark::DoNotOptimize(tape.gradient(xv).data);
       bytes = tape.bytes();
@@ -121,13 +135,17 @@ void BM_vjp(benchmark::State& state) {
 SPHAD_BENCH_VJP(density, primal_call);
 SPHAD_BENCH_VJP(density, record_untracked);
 SPHAD_BENCH_VJP(density, full_gradient);
+SPHAD_BENCH_VJP(density, backward_only);
 SPHAD_BENCH_VJP(density, position_hvp);
 SPHAD_BENCH_VJP(gradient, primal_call);
 SPHAD_BENCH_VJP(gradient, record_untracked);
 SPHAD_BENCH_VJP(gradient, full_gradient);
+SPHAD_BENCH_VJP(gradient, backward_only);
 SPHAD_BENCH_VJP(laplacian, primal_call);
 SPHAD_BENCH_VJP(laplacian, record_untracked);
 SPHAD_BENCH_VJP(laplacian, full_gradient);
+SPHAD_BENCH_VJP(laplacian, backward_only);
 SPHAD_BENCH_VJP(crk_gradient, primal_call);
 SPHAD_BENCH_VJP(crk_gradient, record_untracked);
 SPHAD_BENCH_VJP(crk_gradient, full_gradient);
+SPHAD_BENCH_VJP(crk_gradient, backward_only);
