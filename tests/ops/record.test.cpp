@@ -535,6 +535,27 @@ TEST_CASE("record: empty sets give empty outputs and zero gradients", "[record][
   }
 }
 
+TEST_CASE("record: a support the scheme never reads gets a zero gradient", "[record][vjp]") {
+  const test::JVPInputs<2> in(false);
+  const Inputs2 inputs(in);
+  const auto n = inputs.n;
+  const auto plain = inputs.plain();
+  const auto supports = plain.with_supports(inputs.h.variable);
+  const std::vector<double> seed(std::size_t(n), 1.0);
+  const auto check = [&](auto density, const auto& queries, const auto& references) {
+    Host tape;
+    const auto y = record<decltype(density)>(tape, queries, references, in.domain, in.list);
+    CHECK(tape.size() == 1); // recorded although the support is no direction
+    tape.backward(y, Span<const double>{seed.data(), n});
+    REQUIRE(tape.gradient(inputs.h.variable).size == n);
+    for (const double g : flat(tape.gradient(inputs.h.variable))) {
+      CHECK(g == 0.0);
+    }
+  };
+  check(ops::Density<Kernel, SupportScheme::Gather>{}, plain, supports);  // h_j
+  check(ops::Density<Kernel, SupportScheme::Scatter>{}, supports, plain); // h_i
+}
+
 TEST_CASE("record: coincident distinct particles and an isolated one have finite, correct "
           "gradients",
           "[record][vjp][nan]") {

@@ -392,10 +392,12 @@ struct Directions {
   /// Where the reference's directions start.
   static constexpr int kernel_reference_begin = position + kernel_query;
   static constexpr int particle_reference_begin = kernel + particle_query;
-  /// Whether any view is a `Variable` (query masses and volumes count: they get a zero
-  /// gradient).
+  /// Whether any view is a `Variable` (those that are no direction count: query masses and
+  /// volumes, a support the scheme never reads; they get a zero gradient).
   static constexpr bool any = total + seeded_leaves<decltype(Queries::masses)>() +
-                                  seeded_leaves<decltype(Queries::volumes)>() >
+                                  seeded_leaves<decltype(Queries::volumes)>() +
+                                  seeded_leaves<decltype(Queries::supports)>() +
+                                  seeded_leaves<decltype(References::supports)>() >
                               0;
   /// The place in a pair's stored scalars of reference direction `direction`.
   static constexpr int stored_at(int direction) {
