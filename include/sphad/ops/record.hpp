@@ -18,10 +18,10 @@
 
 /// \file
 /// \brief `record<Op>`: evaluates an operator like `apply` and records it on a `Tape`; its
-/// backward is derived from the operator's one pair term by local forward mode (architecture
-/// §3): the query particles' adjoints gather over their rows with the query-side inputs seeded
-/// as dual numbers, the reference particles' adjoints gather over the transposed list with the
-/// reference-side inputs seeded. No atomics: the gradients are bitwise reproducible.
+/// backward is derived from the operator's one pair term by local forward mode over each pair's
+/// own inputs (architecture §3), one evaluation per pair: the queries sum their rows, the
+/// references gather their pairs' stored adjoints over the entries grouped by reference. No
+/// atomics: the gradients are bitwise reproducible.
 
 namespace sphad {
 
@@ -863,10 +863,12 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
 /// references, Ω of both sides) gets the sum of its roles once. The record keeps the argument
 /// views as they are now (the arrays must stay alive until the backward; writing a variable
 /// through `Variable::write` after recording makes the backward throw) and its own copy of
-/// `neighbors` and of its transpose (rebuild the list freely). The backward is the operator's own
-/// pair term in dual numbers (one direction per scalar of the `Variable`s on each side): queries
-/// gather over `neighbors`, references over its transpose (built here, stream-ordered) — no
-/// atomics, bitwise reproducible. Every operator, scheme and correction differentiates (decision
+/// `neighbors` with its entries grouped by reference (`transpose_entries`, built here,
+/// stream-ordered; rebuild the list freely). The backward is the operator's own pair term in
+/// dual numbers, one direction per scalar of a pair's tracked inputs (the pair vector standing
+/// for both positions), each pair evaluated once: queries sum their rows, references gather
+/// their pairs' adjoints over the grouped entries — no atomics, bitwise reproducible on any
+/// thread count. Every operator, scheme and correction differentiates (decision
 /// A1); kinds and directions filter as in the primal (A4). Throws like `apply_into` before anything
 /// is recorded.
 template <class Op,
