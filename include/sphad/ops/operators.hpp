@@ -52,6 +52,16 @@ protected:
   }
 };
 
+/// The pair term of an operator written in two parts (ops.md): term(p) = combine(p,
+/// kernel_part(p)), `kernel_part` reading the geometry and kernel-side corrections only.
+template <class Op>
+struct SplitTerm {
+  template <class P>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto term(const P& p) {
+    return Op::combine(p, Op::kernel_part(p));
+  }
+};
+
 /// Whether F is a field (anything but NoField).
 template <class F>
 inline constexpr bool is_field_v = !std::is_same_v<F, NoField>;
@@ -68,7 +78,8 @@ struct FieldDerivative : OperatorBase<Kernel, Support> {
 
 /// ρ_i = Σ_j m_j W_ij; output [Nq]. Reads no densities, values or volumes (ref-operators §4.1).
 template <class Kernel, SupportScheme Support = SupportScheme::Gather>
-struct Density : detail::OperatorBase<Kernel, Support> {
+struct Density : detail::OperatorBase<Kernel, Support>,
+                 detail::SplitTerm<Density<Kernel, Support>> {
   static constexpr OperationProperties properties = Density::describe(Operation::Density);
   template <int D, class F>
   static constexpr bool accepts_field = true; // values are not read
@@ -85,15 +96,12 @@ struct Density : detail::OperatorBase<Kernel, Support> {
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto combine(const P& p, const G& w) {
     return p.m_j * w;
   }
-  template <class P>
-  SPHAD_HOST_DEVICE SPHAD_INLINE static auto term(const P& p) {
-    return combine(p, kernel_part(p));
-  }
 };
 
 /// f̃_i = Σ_j f_j V_j W_ij; output shaped like the field (ref-operators §4.2).
 template <class Kernel, SupportScheme Support = SupportScheme::Gather>
-struct Interpolate : detail::OperatorBase<Kernel, Support> {
+struct Interpolate : detail::OperatorBase<Kernel, Support>,
+                     detail::SplitTerm<Interpolate<Kernel, Support>> {
   static constexpr OperationProperties properties = Interpolate::describe(Operation::Interpolate);
   template <int D, class F>
   static constexpr bool accepts_field = detail::is_field_v<F>;
@@ -110,10 +118,6 @@ struct Interpolate : detail::OperatorBase<Kernel, Support> {
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto combine(const P& p, const G& w) {
     return p.f_j * (p.volume_j * w);
   }
-  template <class P>
-  SPHAD_HOST_DEVICE SPHAD_INLINE static auto term(const P& p) {
-    return combine(p, kernel_part(p));
-  }
 };
 
 /// ∇f_i = Σ_j c_ij ⊗ ∇W_ij, derivative axis last: scalar → [Nq, D], vector [K] → [Nq, K, D],
@@ -121,7 +125,8 @@ struct Interpolate : detail::OperatorBase<Kernel, Support> {
 template <class Kernel,
           GradientScheme Scheme = GradientScheme::Naive,
           SupportScheme Support = SupportScheme::Gather>
-struct Gradient : detail::FieldDerivative<Kernel, Support> {
+struct Gradient : detail::FieldDerivative<Kernel, Support>,
+                  detail::SplitTerm<Gradient<Kernel, Scheme, Support>> {
   static constexpr OperationProperties properties = Gradient::describe(Operation::Gradient, Scheme);
   template <int D, class F>
   static constexpr bool accepts_field = detail::is_field_v<F>;
@@ -135,10 +140,6 @@ struct Gradient : detail::FieldDerivative<Kernel, Support> {
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto combine(const P& p, const G& g) {
     return detail::outer_with(detail::coefficient<Scheme>(p), g);
   }
-  template <class P>
-  SPHAD_HOST_DEVICE SPHAD_INLINE static auto term(const P& p) {
-    return combine(p, kernel_part(p));
-  }
 };
 
 /// ∇·f_i = Σ_j contract(c_ij, ∇W_ij): vector [D] → scalar; matrix → vector, Standard contracting
@@ -148,7 +149,8 @@ template <class Kernel,
           SupportScheme Support = SupportScheme::Gather,
           DivergenceMode Mode = DivergenceMode::Standard,
           bool Consistent = false>
-struct Divergence : detail::FieldDerivative<Kernel, Support> {
+struct Divergence : detail::FieldDerivative<Kernel, Support>,
+                    detail::SplitTerm<Divergence<Kernel, Scheme, Support, Mode, Consistent>> {
   static constexpr OperationProperties properties = Divergence::describe(
       Operation::Divergence, Scheme, LaplacianScheme::Brookshaw, Mode, Consistent);
   template <int D, class F>
@@ -168,10 +170,6 @@ struct Divergence : detail::FieldDerivative<Kernel, Support> {
       return detail::contract<Mode>(detail::coefficient<Scheme>(p), g);
     }
   }
-  template <class P>
-  SPHAD_HOST_DEVICE SPHAD_INLINE static auto term(const P& p) {
-    return combine(p, kernel_part(p));
-  }
 };
 
 /// ∇×f_i = Σ_j ∇W_ij × c_ij on the first field axis: 3D vector → vector, 2D vector → the z
@@ -179,7 +177,8 @@ struct Divergence : detail::FieldDerivative<Kernel, Support> {
 template <class Kernel,
           GradientScheme Scheme = GradientScheme::Naive,
           SupportScheme Support = SupportScheme::Gather>
-struct Curl : detail::FieldDerivative<Kernel, Support> {
+struct Curl : detail::FieldDerivative<Kernel, Support>,
+              detail::SplitTerm<Curl<Kernel, Scheme, Support>> {
   static constexpr OperationProperties properties = Curl::describe(Operation::Curl, Scheme);
   template <int D, class F>
   static constexpr bool accepts_field = detail::curlable<F, D>();
@@ -192,10 +191,6 @@ struct Curl : detail::FieldDerivative<Kernel, Support> {
   template <class P, class G>
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto combine(const P& p, const G& g) {
     return detail::curl_term(detail::coefficient<Scheme>(p), g);
-  }
-  template <class P>
-  SPHAD_HOST_DEVICE SPHAD_INLINE static auto term(const P& p) {
-    return combine(p, kernel_part(p));
   }
 };
 
@@ -210,7 +205,9 @@ template <class Kernel,
           GradientScheme Difference = GradientScheme::Naive,
           SupportScheme Support = SupportScheme::Gather,
           bool PositiveDivergence = false>
-struct Laplacian : detail::FieldDerivative<Kernel, Support> {
+struct Laplacian
+    : detail::FieldDerivative<Kernel, Support>,
+      detail::SplitTerm<Laplacian<Kernel, Scheme, Difference, Support, PositiveDivergence>> {
   static constexpr OperationProperties properties = Laplacian::describe(
       Operation::Laplacian,
       Difference == GradientScheme::Symmetric ? GradientScheme::Symmetric : GradientScheme::Naive,
@@ -313,11 +310,6 @@ struct Laplacian : detail::FieldDerivative<Kernel, Support> {
     }
     return out;
   }
-
-  template <class P>
-  SPHAD_HOST_DEVICE SPHAD_INLINE static auto term(const P& p) {
-    return combine(p, kernel_part(p));
-  }
 };
 
 /// C_i = Σ_j V_j (x_j − x_i) ⊗ ∇W_ij and the count of pairs with W_ij > 0 (ref-operators §4.7).
@@ -346,7 +338,8 @@ struct scalar_of<ops::CovarianceResult<T, D>, void> {
 namespace sphad::ops {
 
 template <class Kernel, SupportScheme Support = SupportScheme::Gather>
-struct Covariance : detail::OperatorBase<Kernel, Support> {
+struct Covariance : detail::OperatorBase<Kernel, Support>,
+                    detail::SplitTerm<Covariance<Kernel, Support>> {
   static constexpr OperationProperties properties = Covariance::describe(Operation::Covariance);
   template <int D, class F>
   static constexpr bool accepts_field = true; // values are not read
@@ -374,10 +367,6 @@ struct Covariance : detail::OperatorBase<Kernel, Support> {
     out.matrix = sphad::detail::convert_scalars<Mat<T, D, D>>(k.matrix * p.volume_j);
     out.neighbors = k.neighbors;
     return out;
-  }
-  template <class P>
-  SPHAD_HOST_DEVICE SPHAD_INLINE static auto term(const P& p) {
-    return combine(p, kernel_part(p));
   }
 };
 
