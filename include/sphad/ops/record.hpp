@@ -214,18 +214,24 @@ struct Seeder {
   }
 };
 
-/// The set with its floating fields mapped through `f` (in the order positions, supports,
-/// masses, densities, volumes).
-template <class Set, class F>
-auto map_set(const Set& set, F&& f) {
-  auto positions = f(set.positions);
-  auto supports = f(set.supports);
-  auto masses = f(set.masses);
-  auto densities = f(set.densities);
-  auto volumes = f(set.volumes);
+/// The set with its floating fields mapped one by one (in this order): positions through `fx`,
+/// supports `fh`, masses `fm`, densities `fd`, volumes `fv`.
+template <class Set, class FX, class FH, class FM, class FD, class FV>
+auto map_fields(const Set& set, FX&& fx, FH&& fh, FM&& fm, FD&& fd, FV&& fv) {
+  auto positions = fx(set.positions);
+  auto supports = fh(set.supports);
+  auto masses = fm(set.masses);
+  auto densities = fd(set.densities);
+  auto volumes = fv(set.volumes);
   return ParticleSet<Set::dim, typename Set::primal_scalar, decltype(positions), decltype(supports),
                      decltype(masses), decltype(densities), decltype(volumes)>{
       positions, supports, masses, set.kinds, densities, volumes};
+}
+
+/// The set with its floating fields mapped through `f`.
+template <class Set, class F>
+auto map_set(const Set& set, F&& f) {
+  return map_fields(set, f, f, f, f, f);
 }
 
 /// A query set as the reverse pass reads it: positions through `fx`, supports (a kernel input)
@@ -233,29 +239,14 @@ auto map_set(const Set& set, F&& f) {
 /// queries) untracked.
 template <class Set, class FX, class FK, class FP>
 auto map_query_role(const Set& set, FX&& fx, FK&& fk, FP&& fp) {
-  auto positions = fx(set.positions);
-  auto supports = fk(set.supports);
-  auto densities = fp(set.densities);
-  const Untracked untracked;
-  return ParticleSet<Set::dim, typename Set::primal_scalar, decltype(positions), decltype(supports),
-                     decltype(untracked(set.masses)), decltype(densities),
-                     decltype(untracked(set.volumes))>{
-      positions, supports, untracked(set.masses), set.kinds, densities, untracked(set.volumes)};
+  return map_fields(set, fx, fk, Untracked{}, fp, Untracked{});
 }
 
 /// A reference set as the reverse pass reads it: positions untracked (their adjoint is minus
 /// the pair vector's), supports through `fk`, masses, densities and volumes through `fp`.
 template <class Set, class FK, class FP>
 auto map_reference_role(const Set& set, FK&& fk, FP&& fp) {
-  const Untracked untracked;
-  auto positions = untracked(set.positions);
-  auto supports = fk(set.supports);
-  auto masses = fp(set.masses);
-  auto densities = fp(set.densities);
-  auto volumes = fp(set.volumes);
-  return ParticleSet<Set::dim, typename Set::primal_scalar, decltype(positions), decltype(supports),
-                     decltype(masses), decltype(densities), decltype(volumes)>{
-      positions, supports, masses, set.kinds, densities, volumes};
+  return map_fields(set, Untracked{}, fk, fp, fp, fp);
 }
 
 template <class F>
