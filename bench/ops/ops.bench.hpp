@@ -23,7 +23,8 @@ struct OperatorCase {
   NeighborList<exec::host> list;
   ParticleSet<D, T> set;
 
-  explicit OperatorCase(std::int64_t n) : cloud(search_cloud<D, T>(exec::host{}, n)) {
+  explicit OperatorCase(std::int64_t n, Order order = Order::random)
+      : cloud(search_cloud<D, T>(exec::host{}, n, order)) {
     const auto size = std::size_t(n);
     mass.assign(size, T(1.0 / double(n)));
     kinds.assign(size, 0);

@@ -4,9 +4,10 @@
 // launch plus the backward sweep with positions, supports, masses (and for the field operators
 // densities and values) all Variables — and the backward sweep alone (one recording, swept every
 // iteration). Density, Gradient (Difference), Laplacian (Brookshaw) and
-// the CRK-corrected Gradient; 2D double, Wendland4, the operator benchmarks' particles. The
-// `tape_bytes_per_launch` counter is what the tape holds per recorded launch (the output, the
-// list's copy and its transpose).
+// the CRK-corrected Gradient; 2D double, Wendland4, the operator benchmarks' particles, in
+// random order (second argument 0) and sorted by cell (1, as a solver keeps them: the
+// neighbours of a particle are near it in memory too). The `tape_bytes_per_launch` counter is
+// what the tape holds per recorded launch (the output and the list's copy).
 #include <sphad/corrections.hpp>
 #include <sphad/ops.hpp>
 
@@ -27,7 +28,7 @@ enum Mode { primal_call, record_untracked, full_gradient, backward_only, positio
 template <Which W, Mode M>
 void BM_vjp(benchmark::State& state) {
   const exec::host exec;
-  const bench::OperatorCase<2, double> c(state.range(0));
+  const bench::OperatorCase<2, double> c(state.range(0), bench::Order(state.range(1)));
   const auto n = state.range(0);
   auto x = std::vector<Vec<double, 2>>(c.set.positions.data, c.set.positions.data + n);
   auto h = std::vector<double>(c.set.supports.data, c.set.supports.data + n);
@@ -129,8 +130,11 @@ void BM_vjp(benchmark::State& state) {
 
 } // namespace
 
+// Arguments n/order: order 0 = particles in random order, 1 = sorted by cell.
 #define SPHAD_BENCH_VJP(W, M)                                                                      \
-  BENCHMARK_TEMPLATE(BM_vjp, W, M)->Arg(1 << 10)->Arg(100'000)->Unit(benchmark::kMillisecond)
+  BENCHMARK_TEMPLATE(BM_vjp, W, M)                                                                 \
+      ->ArgsProduct({{1 << 10, 100'000}, {0, 1}})                                                  \
+      ->Unit(benchmark::kMillisecond)
 
 SPHAD_BENCH_VJP(density, primal_call);
 SPHAD_BENCH_VJP(density, record_untracked);

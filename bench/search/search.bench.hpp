@@ -11,6 +11,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -26,8 +28,14 @@ struct SearchCloud {
   SearchPoints<D, T> points() const { return {{x.data(), x.size()}, {h.data(), h.size()}}; }
 };
 
+/// Where particles sit in memory: as drawn (every neighbour anywhere in the arrays), or sorted
+/// by the cell of side h that holds them (row by row), as a solver keeps them for locality.
+enum class Order { random, cells };
+
+/// n points uniform in the periodic unit box, support h for ~50 neighbours.
 template <int D, class T, class Exec>
-SearchCloud<D, T, Exec> search_cloud(const Exec& exec, std::int64_t n, unsigned seed = 1) {
+SearchCloud<D, T, Exec>
+search_cloud(const Exec& exec, std::int64_t n, Order order = Order::random, unsigned seed = 1) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   std::vector<Vec<T, D>> x(static_cast<std::size_t>(n));
@@ -37,6 +45,18 @@ SearchCloud<D, T, Exec> search_cloud(const Exec& exec, std::int64_t n, unsigned 
     }
   }
   const T h = T(kernels::support_from_volume(1.0 / double(n), 50.0, D));
+  if (order == Order::cells) {
+    const std::int64_t cells = std::int64_t(std::ceil(1 / h));
+    const auto cell = [&](const Vec<T, D>& p) {
+      std::int64_t c = 0;
+      for (int a = D - 1; a >= 0; --a) {
+        c = c * cells + std::int64_t(p[a] / h);
+      }
+      return c;
+    };
+    std::stable_sort(x.begin(), x.end(),
+                     [&](const Vec<T, D>& a, const Vec<T, D>& b) { return cell(a) < cell(b); });
+  }
   std::vector<T> supports(x.size(), h);
   Domain<D, T> domain{Vec<T, D>::filled(T(0)), Vec<T, D>::filled(T(1)), {}};
   for (int a = 0; a < D; ++a) {

@@ -9,6 +9,7 @@
 #include <sphad/ops/jvp.hpp>
 #include <sphad/search/transpose.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <tuple>
@@ -19,9 +20,11 @@
 /// \file
 /// \brief `record<Op>`: evaluates an operator like `apply` and records it on a `Tape`; its
 /// backward is derived from the operator's one pair term by local forward mode over each pair's
-/// own inputs (architecture §3), one evaluation per pair: the queries sum their rows, the
-/// references gather their pairs' stored adjoints over the entries grouped by reference. No
-/// atomics: the gradients are bitwise reproducible.
+/// own inputs (architecture §3), one evaluation per pair: the queries sum their rows; on the host
+/// the references' adjoints are summed per chunk of rows (a fixed number of chunks, each into
+/// its own array) and then over the chunks, on CUDA each pair stores them and the references
+/// gather over the entries grouped by reference. No atomics: the gradients are bitwise
+/// reproducible, on any thread count.
 
 namespace sphad {
 
@@ -341,7 +344,7 @@ inline constexpr bool splits_term_v<
 /// supports), then the query's particle inputs (`particle_query`: densities, values, Ω) and the
 /// reference's (`particle_reference`: masses, densities, volumes, values, Ω). `per_pair`
 /// scalars per pair carry the reference side's adjoints (x_j's first, when a `Variable`) to the
-/// gather over the transposed list. A split operator reads the supports only through the
+/// reference (`ChunkSums` or `PairSlots`). A split operator reads the supports only through the
 /// kernels and the pair support, so under Gather h_j and under Scatter h_i are no direction.
 template <class Op,
           class Queries,
@@ -543,11 +546,56 @@ struct SplitTermDirections {
   }
 };
 
+/// The reference side's adjoints of pair k = (i, j) stored in the pair's own slot
+/// (`Dirs::per_pair` scalars at k · P; zeros for a filtered pair), for the gather over the
+/// transposed entries (`GatherPairAdjoints`): how the CUDA sweep avoids atomics.
+template <int P, class S>
+struct PairSlots {
+  S* data;
+  static constexpr bool clears_filtered = true;
+  SPHAD_HOST_DEVICE SPHAD_INLINE void prefetch(std::int32_t) const {}
+  SPHAD_HOST_DEVICE SPHAD_INLINE void clear(std::int64_t k) const {
+    SPHAD_PRAGMA_UNROLL
+    for (int c = 0; c < P; ++c) {
+      data[k * P + c] = S(0);
+    }
+  }
+  SPHAD_HOST_DEVICE SPHAD_INLINE void put(std::int64_t k, std::int32_t, const S* v) const {
+    SPHAD_PRAGMA_UNROLL
+    for (int c = 0; c < P; ++c) {
+      data[k * P + c] = v[c];
+    }
+  }
+};
+
+/// The reference side's adjoints of pair (i, j) added at j of one chunk's own array
+/// (`P` scalars per reference): the host sweep's rows run in a fixed number of chunks, each
+/// serially into its own array, summed over the chunks afterwards (`SumChunks`).
+template <int P, class S>
+struct ChunkSums {
+  S* data;
+  static constexpr bool clears_filtered = false;
+  SPHAD_HOST_DEVICE SPHAD_INLINE void prefetch(std::int32_t j) const {
+#if !SPHAD_DEVICE_PASS && defined(__GNUC__)
+    __builtin_prefetch(data + std::int64_t(j) * P, 1);
+#else
+    (void)j;
+#endif
+  }
+  SPHAD_HOST_DEVICE SPHAD_INLINE void clear(std::int64_t) const {}
+  SPHAD_HOST_DEVICE SPHAD_INLINE void put(std::int64_t, std::int32_t j, const S* v) const {
+    SPHAD_PRAGMA_UNROLL
+    for (int c = 0; c < P; ++c) {
+      data[std::int64_t(j) * P + c] += v[c];
+    }
+  }
+};
+
 /// Row i of the reverse pass: each accepted pair (i, j) gives its K directions (`Pairs`, the
-/// pair's gradient contracted with ȳ_i); the reference side's are stored as the pair's
-/// `Dirs::per_pair` scalars of `pair_adjoints` (x_j's negated; zeros for a filtered pair), the
-/// query side's summed over the row and added to the query targets at i.
-template <class Dirs, class S, class OutPrimal, class Pairs>
+/// pair's gradient contracted with ȳ_i); the query side's are summed over the row and added
+/// to the query targets at i, the reference side's (`Dirs::per_pair` scalars, x_j's negated)
+/// go to `Sink` (`PairSlots` or `ChunkSums`).
+template <class Dirs, class S, class OutPrimal, class Pairs, class Sink>
 struct RowAdjoints {
   static constexpr int K = Dirs::total;
   static constexpr int P = Dirs::per_pair;
@@ -556,22 +604,15 @@ struct RowAdjoints {
   const std::int32_t* neighbors;
   const OutPrimal* ybar;
   GradientTargets<S> targets;
-  S* pair_adjoints;
-
-  SPHAD_HOST_DEVICE SPHAD_INLINE static void clear(S* slot) {
-    SPHAD_PRAGMA_UNROLL
-    for (int c = 0; c < P; ++c) {
-      slot[c] = S(0);
-    }
-  }
+  Sink references;
 
   SPHAD_HOST_DEVICE SPHAD_FLATTEN void operator()(std::int64_t i) const {
     const std::int64_t begin = offsets[i], end = offsets[i + 1];
     const auto& evaluate = pairs.filtering();
     if (!evaluate.filter.accepts_query(evaluate.queries.kinds[i])) {
-      if constexpr (P > 0) {
+      if constexpr (P > 0 && Sink::clears_filtered) {
         for (std::int64_t k = begin; k < end; ++k) {
-          clear(pair_adjoints + k * P);
+          references.clear(k);
         }
       }
       return;
@@ -583,11 +624,14 @@ struct RowAdjoints {
     for (std::int64_t k = begin; k < end; ++k) {
       if (k + ahead < end) {
         pairs.prefetch(neighbors[k + ahead]);
+        if constexpr (P > 0) {
+          references.prefetch(neighbors[k + ahead]);
+        }
       }
       const std::int32_t j = neighbors[k];
       if (!evaluate.filter.accepts_reference(evaluate.references.kinds[j])) {
         if constexpr (P > 0) {
-          clear(pair_adjoints + k * P);
+          references.clear(k);
         }
         continue;
       }
@@ -598,20 +642,21 @@ struct RowAdjoints {
         sum[c] += g[c];
       }
       if constexpr (P > 0) {
-        S* slot = pair_adjoints + k * P;
+        S v[P];
         SPHAD_PRAGMA_UNROLL
         for (int c = 0; c < Dirs::stored_positions; ++c) {
-          slot[c] = -g[c];
+          v[c] = -g[c];
         }
         SPHAD_PRAGMA_UNROLL
         for (int c = 0; c < Dirs::kernel_reference; ++c) {
-          slot[Dirs::stored_positions + c] = g[Dirs::kernel_reference_begin + c];
+          v[Dirs::stored_positions + c] = g[Dirs::kernel_reference_begin + c];
         }
         SPHAD_PRAGMA_UNROLL
         for (int c = 0; c < Dirs::particle_reference; ++c) {
-          slot[Dirs::stored_positions + Dirs::kernel_reference + c] =
+          v[Dirs::stored_positions + Dirs::kernel_reference + c] =
               g[Dirs::particle_reference_begin + c];
         }
+        references.put(k, j, v);
       }
     }
     targets.add(i, sum);
@@ -638,6 +683,62 @@ struct GatherPairAdjoints {
     targets.add(j, g);
   }
 };
+
+/// Reference j sums its adjoints over the chunks' arrays (`ChunkSums`, chunk order) into its
+/// targets.
+template <int P, class S>
+struct SumChunks {
+  const S* sums;
+  int chunks;
+  std::int64_t num_references;
+  GradientTargets<S> targets;
+  SPHAD_HOST_DEVICE SPHAD_INLINE void operator()(std::int64_t j) const {
+    S g[P] = {};
+    for (int c = 0; c < chunks; ++c) {
+      const S* at = sums + (c * num_references + j) * P;
+      SPHAD_PRAGMA_UNROLL
+      for (int l = 0; l < P; ++l) {
+        g[l] += at[l];
+      }
+    }
+    targets.add(j, g);
+  }
+};
+
+/// The host's chunks of rows for `ChunkSums`: at most 8 (fewer for short lists), fixed by the
+/// list and not by the thread count, so the sums — and the gradients — are the same bits on
+/// any number of threads.
+inline int row_chunks(std::int64_t num_pairs) {
+  return int(std::max<std::int64_t>(1, std::min<std::int64_t>(8, num_pairs / 65536)));
+}
+
+/// The first row of chunk c of `chunks` (the chunks hold equal shares of the pairs).
+inline std::int64_t
+chunk_first_row(const std::int64_t* offsets, std::int64_t num_queries, int c, int chunks) {
+  const std::int64_t target = offsets[num_queries] * c / chunks;
+  return c == 0 ? 0
+         : c == chunks
+             ? num_queries
+             : std::int64_t(std::lower_bound(offsets, offsets + num_queries, target) - offsets);
+}
+
+/// Runs `rows(c)`'s operator over the rows of each chunk c serially, the chunks in parallel.
+template <class MakeRows>
+void for_each_row_chunk(const std::int64_t* offsets,
+                        std::int64_t num_queries,
+                        int chunks,
+                        const MakeRows& rows) {
+#if SPHAD_HAS_OPENMP
+#pragma omp parallel for schedule(static, 1) if (chunks > 1)
+#endif
+  for (int c = 0; c < chunks; ++c) {
+    const auto f = rows(c);
+    const std::int64_t end = chunk_first_row(offsets, num_queries, c + 1, chunks);
+    for (std::int64_t i = chunk_first_row(offsets, num_queries, c, chunks); i < end; ++i) {
+      f(i);
+    }
+  }
+}
 
 /// One recorded operator launch.
 template <class Op,
@@ -774,8 +875,7 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
         }
       };
       constexpr int P = Dirs::per_pair;
-      Buffer<S, Exec> kept;
-      S* pair_adjoints = tape.workspace(P > 0 ? rows.num_pairs * P : 0, kept);
+      const std::int64_t nq = queries.size(), nr = references.size();
       const auto run = [&](const auto& pairs, const auto& particle_query,
                            const auto& particle_reference) {
         SPHAD_ASSERT(kernel_query.next == Dirs::kernel_reference_begin &&
@@ -796,15 +896,38 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
         take(query_targets, particle_query, false);
         take(reference_targets, kernel_reference, true);
         take(reference_targets, particle_reference, true);
-        exec::for_each_index(tape.exec(), queries.size(),
-                             RowAdjoints<Dirs, S, OutPrimal, std::decay_t<decltype(pairs)>>{
-                                 pairs, rows.offsets.data(), rows.neighbors.data(), ybar,
-                                 query_targets, pair_adjoints});
-        if constexpr (P > 0) {
-          exec::for_each_index(tape.exec(), references.size(),
-                               GatherPairAdjoints<P, S>{columns.offsets.data(),
-                                                        columns.entries.data(), pair_adjoints,
-                                                        reference_targets});
+        using Pairs = std::decay_t<decltype(pairs)>;
+        Buffer<S, Exec> kept;
+        if constexpr (std::is_same_v<Exec, exec::host>) {
+          // Each chunk of rows adds its references' adjoints into its own array; then every
+          // reference sums the chunks in order.
+          const int chunks = row_chunks(rows.num_pairs);
+          const std::int64_t n = P > 0 ? chunks * nr * P : 0;
+          S* sums = tape.workspace(n, kept);
+          for_each_row_chunk(rows.offsets.data(), nq, chunks, [&](int c) {
+            std::fill_n(sums + c * nr * P, nr * P, S(0)); // by the chunk's own thread
+            return RowAdjoints<Dirs, S, OutPrimal, Pairs, ChunkSums<P, S>>{
+                pairs, rows.offsets.data(), rows.neighbors.data(),
+                ybar,  query_targets,       ChunkSums<P, S>{sums + c * nr * P}};
+          });
+          if constexpr (P > 0) {
+            exec::for_each_index(tape.exec(), nr,
+                                 SumChunks<P, S>{sums, chunks, nr, reference_targets});
+          }
+        } else {
+          // Each pair stores its references' adjoints in its slot; every reference gathers its
+          // slots over the transposed entries.
+          S* slots = tape.workspace(P > 0 ? rows.num_pairs * P : 0, kept);
+          exec::for_each_index(tape.exec(), nq,
+                               RowAdjoints<Dirs, S, OutPrimal, Pairs, PairSlots<P, S>>{
+                                   pairs, rows.offsets.data(), rows.neighbors.data(), ybar,
+                                   query_targets, PairSlots<P, S>{slots}});
+          if constexpr (P > 0) {
+            exec::for_each_index(tape.exec(), nr,
+                                 GatherPairAdjoints<P, S>{columns.offsets.data(),
+                                                          columns.entries.data(), slots,
+                                                          reference_targets});
+          }
         }
       };
       if constexpr (split) {
@@ -854,14 +977,14 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
 /// references, Ω of both sides) gets the sum of its roles once. The record keeps the argument
 /// views as they are now (the arrays must stay alive until the backward; writing a variable
 /// through `Variable::write` after recording makes the backward throw) and its own copy of
-/// `neighbors` with its entries grouped by reference (`transpose_entries`, built here,
+/// `neighbors` (on CUDA also its entries grouped by reference, `transpose_entries`; built here,
 /// stream-ordered; rebuild the list freely). The backward is the operator's own pair term in
 /// dual numbers, one direction per scalar of a pair's tracked inputs (the pair vector standing
-/// for both positions), each pair evaluated once: queries sum their rows, references gather
-/// their pairs' adjoints over the grouped entries — no atomics, bitwise reproducible on any
-/// thread count. Every operator, scheme and correction differentiates (decision
-/// A1); kinds and directions filter as in the primal (A4). Throws like `apply_into` before anything
-/// is recorded.
+/// for both positions), each pair evaluated once: queries sum their rows, references sum their
+/// pairs' adjoints in a fixed order (host: per chunk of rows, then over the chunks; CUDA: over
+/// the grouped entries) — no atomics, bitwise reproducible on any thread count. Every operator,
+/// scheme and correction differentiates (decision A1); kinds and directions filter as in the primal
+/// (A4). Throws like `apply_into` before anything is recorded.
 template <class Op,
           class Exec,
           class Queries,
@@ -895,10 +1018,11 @@ auto record(Tape<Exec>& tape,
                    StoreAt<Out>{const_cast<Out*>(out.data)}, function);
   using Dirs = Directions<Op, Queries, References, QueryValues, ReferenceValues, Corr>;
   if constexpr (Dirs::any) {
-    // The references gather their pairs' adjoints over the transposed entries (when any).
-    auto transposed = Dirs::per_pair > 0
-                          ? transpose_entries(tape.exec(), neighbors, references.size())
-                          : transpose_entries(tape.exec(), NeighborList<Exec>{}, 0);
+    // On CUDA the references gather their pairs' adjoints over the transposed entries (when
+    // any); the host sums them by chunks of rows and needs none.
+    const bool gathers = Dirs::per_pair > 0 && !std::is_same_v<Exec, exec::host>;
+    auto transposed = gathers ? transpose_entries(tape.exec(), neighbors, references.size())
+                              : transpose_entries(tape.exec(), NeighborList<Exec>{}, 0);
     tape.push(
         std::make_unique<
             OperatorRecord<Op, Exec, Queries, References, QueryValues, ReferenceValues, Corr, Out>>(
