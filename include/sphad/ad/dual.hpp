@@ -83,10 +83,13 @@ struct Dual {
     return *this;
   }
   SPHAD_HOST_DEVICE SPHAD_INLINE constexpr Dual& operator/=(const Dual& b) {
-    const T quotient = value / b.value; // tangent (a' − q b') / b; safe when &b == this
+    // tangent (a' − q b') / b, as products with 1/b: one division for all N tangents (a
+    // division costs many multiplications); safe when &b == this.
+    const T quotient = value / b.value;
+    const T inverse = T(1) / b.value;
     SPHAD_PRAGMA_UNROLL
     for (int k = 0; k < N; ++k) {
-      tangent[k] = (tangent[k] - quotient * b.tangent[k]) / b.value;
+      tangent[k] = (tangent[k] - quotient * b.tangent[k]) * inverse;
     }
     value = quotient;
     return *this;
@@ -116,9 +119,10 @@ struct Dual {
   SPHAD_HOST_DEVICE SPHAD_INLINE constexpr Dual& operator/=(const S& s) {
     const T divisor(s);
     value /= divisor;
+    const T inverse = T(1) / divisor; // one division for all N tangents
     SPHAD_PRAGMA_UNROLL
     for (int k = 0; k < N; ++k) {
-      tangent[k] /= divisor;
+      tangent[k] *= inverse;
     }
     return *this;
   }
@@ -188,9 +192,10 @@ template <class T, int N, class S, std::enable_if_t<detail::is_scalar_of_v<S, T,
 SPHAD_HOST_DEVICE SPHAD_INLINE constexpr Dual<T, N> operator/(const S& s, const Dual<T, N>& a) {
   Dual<T, N> r;
   r.value = T(s) / a.value; // (s / a)' = −(s / a) a' / a
+  const T factor = -r.value / a.value; // one division for all N tangents
   SPHAD_PRAGMA_UNROLL
   for (int k = 0; k < N; ++k) {
-    r.tangent[k] = -r.value * a.tangent[k] / a.value;
+    r.tangent[k] = factor * a.tangent[k];
   }
   return r;
 }

@@ -130,8 +130,11 @@ SPHAD_HOST_DEVICE SPHAD_INLINE promote_t<T, H> value(const Vec<T, D>& x, const H
     }
     const P c = detail::normalization<K, D, P>();
     R out(c * K::template k<D>(q) / ipow<D>(P(hv))); // the plain path's operations
-    // ∇W = g x, and ∂W/∂h = −C_d/h^(D+1) (D k + q k') = −(D W + g r²)/h from the same q.
-    const P g = c * detail::dk_over_q<K, D>(q) / ipow<D + 2>(P(hv));
+    // ∇W = g x, and ∂W/∂h = −C_d/h^(D+1) (D k + q k') = −(D W + g r²)/h from the same q. The
+    // tangents multiply by 1/h (one division, off the chain through r and q: divisions in
+    // series bound a pair's latency).
+    const P inv_h = P(1) / P(hv);
+    const P g = c * detail::dk_over_q<K, D>(q) * ipow<D + 2>(inv_h);
     if constexpr (detail::outer_v<R, T>) {
       SPHAD_PRAGMA_UNROLL
       for (int k = 0; k < R::tangent_count; ++k) {
@@ -139,7 +142,7 @@ SPHAD_HOST_DEVICE SPHAD_INLINE promote_t<T, H> value(const Vec<T, D>& x, const H
       }
     }
     if constexpr (detail::outer_v<R, H>) {
-      const P dh = -(P(D) * out.value + g * (r * r)) / P(hv);
+      const P dh = -(P(D) * out.value + g * (r * r)) * inv_h;
       SPHAD_PRAGMA_UNROLL
       for (int k = 0; k < R::tangent_count; ++k) {
         out.tangent[k] += dh * h.tangent[k];
@@ -180,8 +183,10 @@ SPHAD_HOST_DEVICE SPHAD_INLINE Vec<promote_t<T, H>, D> gradient(const Vec<T, D>&
     for (int a = 0; a < D; ++a) {
       out[a] = R(xv[a] * scalar);
     }
+    // The tangents multiply by 1/h (one division, off the chain through r and q).
+    const P inv_h = P(1) / P(hv);
     if constexpr (detail::outer_v<R, T>) {
-      const P scale = c / ipow<D + 2>(P(hv));
+      const P scale = c * ipow<D + 2>(inv_h);
       const P radial = value_of(r) > 0 ? P((K::template d2k<D>(q) - g) / (r * r)) : P(0);
       SPHAD_PRAGMA_UNROLL
       for (int k = 0; k < R::tangent_count; ++k) {
@@ -197,7 +202,7 @@ SPHAD_HOST_DEVICE SPHAD_INLINE Vec<promote_t<T, H>, D> gradient(const Vec<T, D>&
       // ∂∇W/∂h = −C_d/h^(D+3) (k''(q) + (D + 1) g) x, from the same q.
       const P d2k =
           value_of(r) > 0 || K::center == Center::smooth ? P(K::template d2k<D>(q)) : P(0);
-      const P dh = -(c / ipow<D + 3>(P(hv))) * (d2k + P(D + 1) * g);
+      const P dh = -(c * ipow<D + 3>(inv_h)) * (d2k + P(D + 1) * g);
       SPHAD_PRAGMA_UNROLL
       for (int k = 0; k < R::tangent_count; ++k) {
         SPHAD_PRAGMA_UNROLL
