@@ -119,10 +119,9 @@ struct Dual {
   SPHAD_HOST_DEVICE SPHAD_INLINE constexpr Dual& operator/=(const S& s) {
     const T divisor(s);
     value /= divisor;
-    const T inverse = T(1) / divisor; // one division for all N tangents
     SPHAD_PRAGMA_UNROLL
     for (int k = 0; k < N; ++k) {
-      tangent[k] *= inverse;
+      tangent[k] /= divisor; // a division each: the tangent of f / s is f' / s, bitwise
     }
     return *this;
   }
