@@ -230,37 +230,52 @@ TEST_CASE("record: sweeps are reentrant, accumulate on request and are bitwise r
   }
 }
 
-#if SPHAD_HAS_OPENMP
-TEST_CASE("record: one thread or three give the same gradient bits (gathers, no atomics)",
-          "[record][vjp]") {
-  // 5 000 particles with ~20 neighbours each: above the parallel launch threshold.
-  const int side = 70;
-  const std::int64_t n = side * side;
-  std::mt19937 rng(11);
-  std::uniform_real_distribution<double> jitter(-0.3, 0.3);
-  std::vector<V2> x(static_cast<std::size_t>(n));
-  std::vector<double> h(x.size()), m(x.size());
-  std::vector<std::int32_t> kinds(x.size(), 0);
-  for (int a = 0; a < side; ++a) {
-    for (int b = 0; b < side; ++b) {
-      const auto k = static_cast<std::size_t>(a * side + b);
-      x[k] = V2{(a + jitter(rng)) / side, (b + jitter(rng)) / side};
-      h[k] = (2.5 + jitter(rng)) / side;
-      m[k] = 1.0 + jitter(rng);
+/// 4 900 particles in the periodic unit square with ~64 neighbours each (310 000 pairs: the
+/// host sweep runs 4 chunks of rows), every seventh a boundary particle.
+struct ChunkedCase {
+  static constexpr int side = 70;
+  static constexpr std::int64_t n = side * side;
+  std::vector<V2> x, ux;
+  std::vector<double> h, m, uh, um;
+  std::vector<std::int32_t> kinds;
+  Domain<2, double> domain{V2{0, 0}, V2{1, 1}, {true, true}};
+  NeighborList<exec::host> list;
+  ChunkedCase() {
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<double> jitter(-0.3, 0.3);
+    for (int a = 0; a < side; ++a) {
+      for (int b = 0; b < side; ++b) {
+        x.push_back(V2{(a + jitter(rng)) / side, (b + jitter(rng)) / side});
+        h.push_back((4.5 + jitter(rng)) / side);
+        m.push_back(1.0 + jitter(rng));
+        kinds.push_back(std::int32_t(x.size() % 7 == 0));
+        ux.push_back(V2{jitter(rng), jitter(rng)});
+        uh.push_back(jitter(rng) / side);
+        um.push_back(jitter(rng));
+      }
     }
+    list = build_neighbor_list<SupportScheme::Gather>(exec::host{}, set().search_points(),
+                                                      set().search_points(), domain);
   }
-  const Domain<2, double> domain{V2{0, 0}, V2{1, 1}, {true, true}};
-  const ParticleSet<2, double> set{view_of(x), view_of(h), view_of(m), view_of(kinds)};
-  const auto list = build_neighbor_list<SupportScheme::Gather>(exec::host{}, set.search_points(),
-                                                               set.search_points(), domain);
-  const Variable<V2> xv(Span<V2>{x.data(), n});
-  const Variable<double> hv(Span<double>{h.data(), n}), mv(Span<double>{m.data(), n});
-  const auto tracked = set.with_positions(xv).with_supports(hv).with_masses(mv);
+  ParticleSet<2, double> set() const {
+    return {view_of(x), view_of(h), view_of(m), view_of(kinds)};
+  }
+};
+
+#if SPHAD_HAS_OPENMP
+TEST_CASE("record: one thread or three give the same gradient bits (chunked sums, no atomics)",
+          "[record][vjp]") {
+  ChunkedCase c;
+  const auto n = c.n;
+  REQUIRE(c.list.num_pairs > 4 * 65536);
+  const Variable<V2> xv(Span<V2>{c.x.data(), n});
+  const Variable<double> hv(Span<double>{c.h.data(), n}), mv(Span<double>{c.m.data(), n});
+  const auto tracked = c.set().with_positions(xv).with_supports(hv).with_masses(mv);
   const auto seed = random_loss(std::size_t(n)).seed<double>(n);
   const auto gradients = [&] {
     Host tape;
     const auto rho = record<ops::Density<Kernel, SupportScheme::MeanSymmetric>>(
-        tape, tracked, tracked, domain, list);
+        tape, tracked, tracked, c.domain, c.list);
     tape.backward(rho, Span<const double>{seed.data(), n});
     auto out = flat(tape.gradient(xv));
     for (const double g : flat(tape.gradient(hv))) {
@@ -278,6 +293,41 @@ TEST_CASE("record: one thread or three give the same gradient bits (gathers, no 
   CHECK(std::any_of(one.begin(), one.end(), [](double g) { return g != 0; }));
 }
 #endif
+
+TEST_CASE("record: the host's chunked reference sums match the forward mode over many chunks, "
+          "with kinds filtering",
+          "[record][vjp][kinds]") {
+  ChunkedCase c;
+  const auto n = c.n;
+  REQUIRE(c.list.num_pairs > 4 * 65536);
+  const Variable<V2> xv(Span<V2>{c.x.data(), n});
+  const Variable<double> hv(Span<double>{c.h.data(), n}), mv(Span<double>{c.m.data(), n});
+  const auto tracked = c.set().with_positions(xv).with_supports(hv).with_masses(mv);
+  const auto loss = random_loss(std::size_t(n));
+  const auto seed = loss.seed<double>(n);
+  using D = ops::Density<Kernel, SupportScheme::Scatter>; // reads h_j: a reference-side support
+  for (const auto direction : {OperationDirection::AllToAll, OperationDirection::AllToFluid,
+                               OperationDirection::BoundaryToFluid}) {
+    const ApplyOptions<double> options{direction};
+    Host tape;
+    const auto rho = record<D>(tape, tracked, tracked, c.domain, c.list, {}, {}, options);
+    tape.backward(rho, Span<const double>{seed.data(), n});
+    const auto plain = c.set();
+    const auto set = plain.with_positions(with_tangents(view_of(c.x), view_of(c.ux)))
+                         .with_supports(with_tangents(view_of(c.h), view_of(c.uh)))
+                         .with_masses(with_tangents(view_of(c.m), view_of(c.um)));
+    const ops::NoField none[1] = {};
+    const Span<const ops::NoField> no_values{none, 0};
+    const auto out =
+        jvp<D>(exec::host{}, set, set, c.domain, c.list, no_values, no_values, options);
+    const double forward = loss(Span<const double>{out.tangents.data(), n});
+    const double reverse = test::dot_scalars(tape.gradient(xv), c.ux) +
+                           test::dot_scalars(tape.gradient(hv), c.uh) +
+                           test::dot_scalars(tape.gradient(mv), c.um);
+    INFO(int(direction));
+    CHECK(reverse == Approx(forward).epsilon(1e-12));
+  }
+}
 
 TEST_CASE("record: writing a recorded variable makes backward throw before any work",
           "[record][vjp][errors]") {
