@@ -63,6 +63,21 @@ struct SplitTerm {
 };
 
 /// Whether F is a field (anything but NoField).
+/// An operator whose combination factors as combine(p, G) = form(particle_part(p), G): the
+/// particle part is what the particle quantities make (a field-shaped coefficient), the form
+/// joins it with the kernel part. The reverse pass differentiates the two apart, each in its
+/// own narrow dual (the coefficient has fewer scalars than the particle inputs it reads).
+template <class Op>
+struct FactoredCombine {
+  template <class P, class G>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto combine(const P& p, const G& g) {
+    return Op::form(Op::particle_part(p), g);
+  }
+};
+
+/// The base of an operator whose combination does not factor (it reads the geometry too).
+struct NoFactoredCombine {};
+
 template <class F>
 inline constexpr bool is_field_v = !std::is_same_v<F, NoField>;
 
@@ -126,7 +141,8 @@ template <class Kernel,
           GradientScheme Scheme = GradientScheme::Naive,
           SupportScheme Support = SupportScheme::Gather>
 struct Gradient : detail::FieldDerivative<Kernel, Support>,
-                  detail::SplitTerm<Gradient<Kernel, Scheme, Support>> {
+                  detail::SplitTerm<Gradient<Kernel, Scheme, Support>>,
+                  detail::FactoredCombine<Gradient<Kernel, Scheme, Support>> {
   static constexpr OperationProperties properties = Gradient::describe(Operation::Gradient, Scheme);
   template <int D, class F>
   static constexpr bool accepts_field = detail::is_field_v<F>;
@@ -136,9 +152,13 @@ struct Gradient : detail::FieldDerivative<Kernel, Support>,
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto kernel_part(const P& p) {
     return p.corrected_gradient();
   }
-  template <class P, class G>
-  SPHAD_HOST_DEVICE SPHAD_INLINE static auto combine(const P& p, const G& g) {
-    return detail::outer_with(detail::coefficient<Scheme>(p), g);
+  template <class P>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto particle_part(const P& p) {
+    return detail::coefficient<Scheme>(p);
+  }
+  template <class C, class G>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto form(const C& c, const G& g) {
+    return detail::outer_with(c, g);
   }
 };
 
@@ -150,7 +170,8 @@ template <class Kernel,
           DivergenceMode Mode = DivergenceMode::Standard,
           bool Consistent = false>
 struct Divergence : detail::FieldDerivative<Kernel, Support>,
-                    detail::SplitTerm<Divergence<Kernel, Scheme, Support, Mode, Consistent>> {
+                    detail::SplitTerm<Divergence<Kernel, Scheme, Support, Mode, Consistent>>,
+                    detail::FactoredCombine<Divergence<Kernel, Scheme, Support, Mode, Consistent>> {
   static constexpr OperationProperties properties = Divergence::describe(
       Operation::Divergence, Scheme, LaplacianScheme::Brookshaw, Mode, Consistent);
   template <int D, class F>
@@ -161,14 +182,17 @@ struct Divergence : detail::FieldDerivative<Kernel, Support>,
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto kernel_part(const P& p) {
     return p.corrected_gradient();
   }
-  template <class P, class G>
-  SPHAD_HOST_DEVICE SPHAD_INLINE static auto combine(const P& p, const G& g) {
+  template <class P>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto particle_part(const P& p) {
     if constexpr (Consistent) {
-      return detail::contract<Mode>(detail::coefficient<Scheme>(p, p.volume_j * p.rho_j / p.rho_i),
-                                    g);
+      return detail::coefficient<Scheme>(p, p.volume_j * p.rho_j / p.rho_i);
     } else {
-      return detail::contract<Mode>(detail::coefficient<Scheme>(p), g);
+      return detail::coefficient<Scheme>(p);
     }
+  }
+  template <class C, class G>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto form(const C& c, const G& g) {
+    return detail::contract<Mode>(c, g);
   }
 };
 
@@ -178,7 +202,8 @@ template <class Kernel,
           GradientScheme Scheme = GradientScheme::Naive,
           SupportScheme Support = SupportScheme::Gather>
 struct Curl : detail::FieldDerivative<Kernel, Support>,
-              detail::SplitTerm<Curl<Kernel, Scheme, Support>> {
+              detail::SplitTerm<Curl<Kernel, Scheme, Support>>,
+              detail::FactoredCombine<Curl<Kernel, Scheme, Support>> {
   static constexpr OperationProperties properties = Curl::describe(Operation::Curl, Scheme);
   template <int D, class F>
   static constexpr bool accepts_field = detail::curlable<F, D>();
@@ -188,9 +213,13 @@ struct Curl : detail::FieldDerivative<Kernel, Support>,
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto kernel_part(const P& p) {
     return p.corrected_gradient();
   }
-  template <class P, class G>
-  SPHAD_HOST_DEVICE SPHAD_INLINE static auto combine(const P& p, const G& g) {
-    return detail::curl_term(detail::coefficient<Scheme>(p), g);
+  template <class P>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto particle_part(const P& p) {
+    return detail::coefficient<Scheme>(p);
+  }
+  template <class C, class G>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto form(const C& c, const G& g) {
+    return detail::curl_term(c, g);
   }
 };
 
@@ -207,7 +236,11 @@ template <class Kernel,
           bool PositiveDivergence = false>
 struct Laplacian
     : detail::FieldDerivative<Kernel, Support>,
-      detail::SplitTerm<Laplacian<Kernel, Scheme, Difference, Support, PositiveDivergence>> {
+      detail::SplitTerm<Laplacian<Kernel, Scheme, Difference, Support, PositiveDivergence>>,
+      std::conditional_t<
+          PositiveDivergence,
+          detail::NoFactoredCombine,
+          detail::FactoredCombine<Laplacian<Kernel, Scheme, Difference, Support, false>>> {
   static constexpr OperationProperties properties = Laplacian::describe(
       Operation::Laplacian,
       Difference == GradientScheme::Symmetric ? GradientScheme::Symmetric : GradientScheme::Naive,
@@ -262,22 +295,31 @@ struct Laplacian
 
   /// The pair term from the kernel side `k` and the field: q_ij times k, or Price's per-block
   /// projection for Dot; `PositiveDivergence` keeps a term when x_ij·q_ij ≥ 0.
-  template <class P, class K>
-  SPHAD_HOST_DEVICE SPHAD_INLINE static auto combine(const P& p, const K& k) {
-    using T = promote_t<typename P::scalar, scalar_of_t<K>>;
+  /// The field difference scaled by the scheme's particle weights.
+  template <class P>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto particle_part(const P& p) {
     using Field = std::decay_t<decltype(p.f_j)>;
-    using S = promote_t<T, scalar_of_t<Field>>;
-    using F = rebind_scalar_t<Field, S>;
+    using F = rebind_scalar_t<Field, promote_t<typename P::scalar, scalar_of_t<Field>>>;
+    using sphad::detail::convert_scalars;
+    return Difference == GradientScheme::Symmetric
+               ? convert_scalars<F>((p.f_j - p.f_i) * (p.m_j * p.rho_i / (p.rho_j * p.rho_j)))
+               : convert_scalars<F>((p.f_j - p.f_i) * p.volume_j);
+  }
+
+  /// The weighted difference q joined with the kernel part k.
+  template <class Q, class K>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto form(const Q& q_in, const K& k) {
+    using T = scalar_of_t<K>;
+    using S = promote_t<T, scalar_of_t<Q>>;
+    using F = rebind_scalar_t<Q, S>;
     using Parts = detail::Components<F>;
     using sphad::detail::convert_scalars;
-    constexpr int D = decltype(p.x_ij)::dim;
-    const F q = Difference == GradientScheme::Symmetric
-                    ? convert_scalars<F>((p.f_j - p.f_i) * (p.m_j * p.rho_i / (p.rho_j * p.rho_j)))
-                    : convert_scalars<F>((p.f_j - p.f_i) * p.volume_j);
+    const F q = convert_scalars<F>(q_in);
     F out{};
     if constexpr (Scheme != LaplacianScheme::Dot) {
       out = convert_scalars<F>(q * k);
     } else {
+      constexpr int D = K::dim - 1;
       static_assert(Parts::count % D == 0,
                     "sphad::ops::Laplacian: the Dot scheme needs a field whose size is a "
                     "multiple of D; use Naive, Brookshaw or Default for scalars");
@@ -293,10 +335,21 @@ struct Laplacian
         }
       }
     }
+    return out;
+  }
+
+  template <class P, class K>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto combine(const P& p, const K& k) {
+    const auto q = particle_part(p);
+    const auto out = form(q, k);
     if constexpr (PositiveDivergence) {
+      // Only the components along the pair vector that do not point inwards survive.
+      using F = std::remove_cv_t<decltype(out)>;
+      using Parts = detail::Components<F>;
+      constexpr int D = decltype(p.x_ij)::dim;
       static_assert(Parts::count >= D, "sphad::ops::Laplacian: positiveDivergence needs a field "
                                        "of at least D components");
-      S along(0);
+      scalar_of_t<F> along(0);
       for (int e = 0; e < D; ++e) {
         along += p.x_ij[e] * Parts::at(q, e);
       }
@@ -307,12 +360,12 @@ struct Laplacian
         }
       }
       return kept;
+    } else {
+      return out;
     }
-    return out;
   }
 };
 
-/// C_i = Σ_j V_j (x_j − x_i) ⊗ ∇W_ij and the count of pairs with W_ij > 0 (ref-operators §4.7).
 template <class T, int D>
 struct CovarianceResult {
   Mat<T, D, D> matrix{};

@@ -479,6 +479,12 @@ struct WholeTermDirections {
   }
 };
 
+/// Whether the reverse pass differentiates Op's combination as form(particle_part(p), G)
+/// (`ops::detail::FactoredCombine`): when Op declares it and some particle input is tracked.
+template <class Op, class Dirs>
+inline constexpr bool uses_factored_v = std::is_base_of_v<FactoredCombine<Op>, Op> &&
+                                        (Dirs::particle > 0);
+
 /// X's primal element when its scalar is the dual D (the kernel part of a seeded pair), X
 /// itself otherwise.
 template <class X, class D, class = void>
@@ -527,20 +533,56 @@ struct SplitTermDirections {
       }
     }();
     constexpr int KG = leaf_count<std::remove_cv_t<decltype(value)>>();
-    constexpr int KC = KP + KG;
-    S a[KC];
-    contract_directions<KC>(
-        a, ybar_i, Op::combine(particles.make_pair(i, j, q.particles), seed<KC>(value, KP)));
-    SPHAD_PRAGMA_UNROLL
-    for (int k = 0; k < KP; ++k) {
-      g[KK + k] = a[k];
-    }
-    SPHAD_PRAGMA_UNROLL
-    for (int k = 0; k < KK; ++k) {
-      if constexpr (kernel_seeded) {
-        g[k] = dot_flat(a + KP, tangent_part(part, k));
-      } else {
-        g[k] = S(0);
+    if constexpr (uses_factored_v<Op, Dirs>) {
+      // The coefficient c in Dual<S, KP> (the particle inputs seeded), then form(c, G) with c's
+      // and G's scalars seeded, contracted with ȳ: c̄ and Ḡ; the directions are ⟨c̄, ∂c⟩ and
+      // ⟨Ḡ, ∂G⟩.
+      const auto c = Op::particle_part(particles.make_pair(i, j, q.particles));
+      using C = std::remove_cv_t<decltype(c)>;
+      constexpr bool particle_seeded = std::is_same_v<scalar_of_t<C>, Dual<S, KP>>;
+      const auto cv = [&] {
+        if constexpr (particle_seeded) {
+          return value_part(c);
+        } else {
+          return c;
+        }
+      }();
+      constexpr int KCV = leaf_count<std::remove_cv_t<decltype(cv)>>();
+      constexpr int KF = KCV + KG;
+      S b[KF];
+      contract_directions<KF>(b, ybar_i, Op::form(seed<KF>(cv, 0), seed<KF>(value, KCV)));
+      SPHAD_PRAGMA_UNROLL
+      for (int k = 0; k < KP; ++k) {
+        if constexpr (particle_seeded) {
+          g[KK + k] = dot_flat(b, tangent_part(c, k));
+        } else {
+          g[KK + k] = S(0);
+        }
+      }
+      SPHAD_PRAGMA_UNROLL
+      for (int k = 0; k < KK; ++k) {
+        if constexpr (kernel_seeded) {
+          g[k] = dot_flat(b + KCV, tangent_part(part, k));
+        } else {
+          g[k] = S(0);
+        }
+      }
+    } else {
+      constexpr int KC = KP + KG;
+      S a[KC];
+      contract_directions<KC>(
+          a, ybar_i, Op::combine(particles.make_pair(i, j, q.particles), seed<KC>(value, KP)));
+      SPHAD_PRAGMA_UNROLL
+      for (int k = 0; k < KP; ++k) {
+        g[KK + k] = a[k];
+      }
+      SPHAD_PRAGMA_UNROLL
+      for (int k = 0; k < KK; ++k) {
+        if constexpr (kernel_seeded) {
+          g[k] = dot_flat(a + KP, tangent_part(part, k));
+        } else {
+          g[k] = S(0);
+        }
       }
     }
   }
@@ -937,9 +979,12 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
                       untracked(query_values), untracked(reference_values),
                       map_corrections(corrections, kernel_query, untracked, untracked), NoStore{});
         using Part = decltype(Op::kernel_part(kernel_eval.make_pair(0, 0, {})));
-        constexpr int KC = Dirs::particle + leaf_count<primal_of_t<Part, Dual<S, KK>>>();
         // The particle inputs take directions [0, Dirs::particle) of Dual<S, KC> (G's scalars
-        // the rest), which are the pass's [Dirs::kernel, Dirs::total).
+        // the rest; a factored combination seeds them apart: KC = Dirs::particle), which are the
+        // pass's [Dirs::kernel, Dirs::total).
+        constexpr int KC =
+            Dirs::particle +
+            (uses_factored_v<Op, Dirs> ? 0 : leaf_count<primal_of_t<Part, Dual<S, KK>>>());
         Seeder<KC, S, Exec> particle_query{tape, {}, 0, Dirs::kernel};
         Seeder<KC, S, Exec> particle_reference{tape, {}, Dirs::particle_query, Dirs::kernel};
         const auto q = map_query_role(queries, untracked, untracked, particle_query);
