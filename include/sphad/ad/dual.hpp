@@ -190,7 +190,7 @@ SPHAD_HOST_DEVICE SPHAD_INLINE constexpr Dual<T, N> operator*(const S& s, Dual<T
 template <class T, int N, class S, std::enable_if_t<detail::is_scalar_of_v<S, T, N>, int> = 0>
 SPHAD_HOST_DEVICE SPHAD_INLINE constexpr Dual<T, N> operator/(const S& s, const Dual<T, N>& a) {
   Dual<T, N> r;
-  r.value = T(s) / a.value; // (s / a)' = −(s / a) a' / a
+  r.value = T(s) / a.value;            // (s / a)' = −(s / a) a' / a
   const T factor = -r.value / a.value; // one division for all N tangents
   SPHAD_PRAGMA_UNROLL
   for (int k = 0; k < N; ++k) {

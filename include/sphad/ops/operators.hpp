@@ -293,9 +293,7 @@ struct Laplacian
     }
   }
 
-  /// The pair term from the kernel side `k` and the field: q_ij times k, or Price's per-block
-  /// projection for Dot; `PositiveDivergence` keeps a term when x_ij·q_ij ≥ 0.
-  /// The field difference scaled by the scheme's particle weights.
+  /// q_ij: the field difference scaled by the scheme's particle weights.
   template <class P>
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto particle_part(const P& p) {
     using Field = std::decay_t<decltype(p.f_j)>;
@@ -306,7 +304,7 @@ struct Laplacian
                : convert_scalars<F>((p.f_j - p.f_i) * p.volume_j);
   }
 
-  /// The weighted difference q joined with the kernel part k.
+  /// q_ij joined with the kernel side k: q_ij times k, or Price's per-block projection for Dot.
   template <class Q, class K>
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto form(const Q& q_in, const K& k) {
     using T = scalar_of_t<K>;
@@ -338,6 +336,7 @@ struct Laplacian
     return out;
   }
 
+  /// The pair term: form(q_ij, k); `PositiveDivergence` keeps a term when x_ij·q_ij ≥ 0.
   template <class P, class K>
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto combine(const P& p, const K& k) {
     const auto q = particle_part(p);
@@ -366,6 +365,7 @@ struct Laplacian
   }
 };
 
+/// C_i = Σ_j V_j (x_j − x_i) ⊗ ∇W_ij and the count of pairs with W_ij > 0 (ref-operators §4.7).
 template <class T, int D>
 struct CovarianceResult {
   Mat<T, D, D> matrix{};

@@ -533,6 +533,17 @@ struct SplitTermDirections {
       }
     }();
     constexpr int KG = leaf_count<std::remove_cv_t<decltype(value)>>();
+    // The kernel directions from G's adjoint Ḡ (flat): ⟨Ḡ, ∂G/∂d_k⟩.
+    const auto kernel_directions = [&](const S* gbar) {
+      SPHAD_PRAGMA_UNROLL
+      for (int k = 0; k < KK; ++k) {
+        if constexpr (kernel_seeded) {
+          g[k] = dot_flat(gbar, tangent_part(part, k));
+        } else {
+          g[k] = S(0);
+        }
+      }
+    };
     if constexpr (uses_factored_v<Op, Dirs>) {
       // The coefficient c in Dual<S, KP> (the particle inputs seeded), then form(c, G) with c's
       // and G's scalars seeded, contracted with ȳ: c̄ and Ḡ; the directions are ⟨c̄, ∂c⟩ and
@@ -559,14 +570,7 @@ struct SplitTermDirections {
           g[KK + k] = S(0);
         }
       }
-      SPHAD_PRAGMA_UNROLL
-      for (int k = 0; k < KK; ++k) {
-        if constexpr (kernel_seeded) {
-          g[k] = dot_flat(b + KCV, tangent_part(part, k));
-        } else {
-          g[k] = S(0);
-        }
-      }
+      kernel_directions(b + KCV);
     } else {
       constexpr int KC = KP + KG;
       S a[KC];
@@ -576,14 +580,7 @@ struct SplitTermDirections {
       for (int k = 0; k < KP; ++k) {
         g[KK + k] = a[k];
       }
-      SPHAD_PRAGMA_UNROLL
-      for (int k = 0; k < KK; ++k) {
-        if constexpr (kernel_seeded) {
-          g[k] = dot_flat(a + KP, tangent_part(part, k));
-        } else {
-          g[k] = S(0);
-        }
-      }
+      kernel_directions(a + KP);
     }
   }
 };
