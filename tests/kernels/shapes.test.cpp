@@ -121,6 +121,26 @@ TEST_CASE("kernels: kernelScale is 1/(2σ/H) from the second moment", "[kernels]
   });
 }
 
+TEST_CASE("kernels: a kernel's own k'(q)/q is k'(q) / q, and k''(0) at q = 0", "[kernels][grad]") {
+  int checked = 0;
+  test::for_each_kernel([&](auto kernel) {
+    using K = decltype(kernel);
+    if constexpr (kernels::detail::has_dk_over_q_v<K>) {
+      ++checked;
+      test::for_each_dim([&](auto d) {
+        constexpr int D = decltype(d)::value;
+        INFO(K::name << " d = " << D);
+        CHECK(near(K::template dk_over_q<D>(0.0), K::template d2k<D>(0.0), 1e-15, 0));
+        for (int i = 0; i < 50; ++i) {
+          const double q = 0.01 + 0.02 * i;
+          CHECK(near(K::template dk_over_q<D>(q) * q, K::template dk<D>(q), 1e-14, 1e-16));
+        }
+      });
+    }
+  });
+  CHECK(checked == 3); // Wendland2, 4, 6
+}
+
 TEST_CASE("kernels: k', k'', k''' are the dual-number and finite-difference derivatives",
           "[kernels][grad]") {
   using D1 = Dual<double, 1>;

@@ -72,6 +72,25 @@ SPHAD_HOST_DEVICE SPHAD_INLINE R dk_over_q(const R& q) {
   }
 }
 
+/// Whether K has its own k'(q)/q (`K::dk_over_q<D>`, a polynomial: no division).
+template <class K, class = void>
+inline constexpr bool has_dk_over_q_v = false;
+template <class K>
+inline constexpr bool
+    has_dk_over_q_v<K, std::void_t<decltype(K::template dk_over_q<1>(double(0)))>> = true;
+
+/// k'(q)/q for tangents: K's own division-free k'(q)/q where it has one (the Wendlands), else
+/// `dk_over_q`. Equal to rounding; primal values keep `dk_over_q`, so a dual's primal stays the
+/// plain value bitwise.
+template <class K, int D, class R>
+SPHAD_HOST_DEVICE SPHAD_INLINE R tangent_dk_over_q(const R& q) {
+  if constexpr (has_dk_over_q_v<K>) {
+    return K::template dk_over_q<D>(q);
+  } else {
+    return dk_over_q<K, D>(q);
+  }
+}
+
 /// The outer dual layer of a pair vector or support, split: its values and its tangent k;
 /// `outer` says whether X carries the outer layer R at all (else X is already inner-typed and its
 /// outer tangents are zero).
@@ -134,7 +153,7 @@ SPHAD_HOST_DEVICE SPHAD_INLINE promote_t<T, H> value(const Vec<T, D>& x, const H
     // tangents multiply by 1/h (one division, off the chain through r and q: divisions in
     // series bound a pair's latency).
     const P inv_h = P(1) / P(hv);
-    const P g = c * detail::dk_over_q<K, D>(q) * ipow<D + 2>(inv_h);
+    const P g = c * detail::tangent_dk_over_q<K, D>(q) * ipow<D + 2>(inv_h);
     if constexpr (detail::outer_v<R, T>) {
       SPHAD_PRAGMA_UNROLL
       for (int k = 0; k < R::tangent_count; ++k) {

@@ -42,6 +42,12 @@ struct Wendland2 {
     const T u = 1 - q;
     return D == 1 ? T(-12 * q * u * u) : T(-20 * q * ipow<3>(u));
   }
+  /// k'(q)/q, a polynomial (no division).
+  template <int D, class T>
+  SPHAD_HOST_DEVICE static T dk_over_q(const T& q) {
+    const T u = 1 - q;
+    return D == 1 ? T(-12 * u * u) : T(-20 * ipow<3>(u));
+  }
   template <int D, class T>
   SPHAD_HOST_DEVICE static T d2k(const T& q) {
     const T u = 1 - q;
@@ -81,6 +87,14 @@ struct Wendland4 {
     return D == 1 ? T(-14 * q * (4 * q + 1) * ipow<4>(u))
                   : T(-(S(56) / S(3)) * q * (5 * q + 1) * ipow<5>(u));
   }
+  /// k'(q)/q, a polynomial (no division).
+  template <int D, class T>
+  SPHAD_HOST_DEVICE static T dk_over_q(const T& q) {
+    using S = primal_t<T>;
+    const T u = 1 - q;
+    return D == 1 ? T(-14 * (4 * q + 1) * ipow<4>(u))
+                  : T(-(S(56) / S(3)) * (5 * q + 1) * ipow<5>(u));
+  }
   template <int D, class T>
   SPHAD_HOST_DEVICE static T d2k(const T& q) {
     using S = primal_t<T>;
@@ -119,6 +133,13 @@ struct Wendland6 {
     const T u = 1 - q;
     return D == 1 ? T(-6 * q * (q * (35 * q + 18) + 3) * ipow<6>(u))
                   : T(-22 * q * (q * (16 * q + 7) + 1) * ipow<7>(u));
+  }
+  /// k'(q)/q, a polynomial (no division).
+  template <int D, class T>
+  SPHAD_HOST_DEVICE static T dk_over_q(const T& q) {
+    const T u = 1 - q;
+    return D == 1 ? T(-6 * (q * (35 * q + 18) + 3) * ipow<6>(u))
+                  : T(-22 * (q * (16 * q + 7) + 1) * ipow<7>(u));
   }
   template <int D, class T>
   SPHAD_HOST_DEVICE static T d2k(const T& q) {
