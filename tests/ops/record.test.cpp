@@ -240,6 +240,8 @@ struct ChunkedCase {
   std::vector<std::int32_t> kinds;
   Domain<2, double> domain{V2{0, 0}, V2{1, 1}, {true, true}};
   NeighborList<exec::host> list;
+  Variable<V2> xv;
+  Variable<double> hv, mv;
   ChunkedCase() {
     std::mt19937 rng(11);
     std::uniform_real_distribution<double> jitter(-0.3, 0.3);
@@ -256,29 +258,32 @@ struct ChunkedCase {
     }
     list = build_neighbor_list<SupportScheme::Gather>(exec::host{}, set().search_points(),
                                                       set().search_points(), domain);
+    xv = Variable<V2>(x.data(), n);
+    hv = Variable<double>(h.data(), n);
+    mv = Variable<double>(m.data(), n);
   }
   ParticleSet<2, double> set() const {
     return {view_of(x), view_of(h), view_of(m), view_of(kinds)};
   }
+  /// The set with positions, supports and masses tracked.
+  auto tracked() const { return set().with_positions(xv).with_supports(hv).with_masses(mv); }
 };
 
 #if SPHAD_HAS_OPENMP
 TEST_CASE("record: one thread or three give the same gradient bits (chunked sums, no atomics)",
           "[record][vjp]") {
-  ChunkedCase c;
+  const ChunkedCase c;
   const auto n = c.n;
   REQUIRE(c.list.num_pairs > 4 * 65536);
-  const Variable<V2> xv(Span<V2>{c.x.data(), n});
-  const Variable<double> hv(Span<double>{c.h.data(), n}), mv(Span<double>{c.m.data(), n});
-  const auto tracked = c.set().with_positions(xv).with_supports(hv).with_masses(mv);
+  const auto tracked = c.tracked();
   const auto seed = random_loss(std::size_t(n)).seed<double>(n);
   const auto gradients = [&] {
     Host tape;
     const auto rho = record<ops::Density<Kernel, SupportScheme::MeanSymmetric>>(
         tape, tracked, tracked, c.domain, c.list);
     tape.backward(rho, Span<const double>{seed.data(), n});
-    auto out = flat(tape.gradient(xv));
-    for (const double g : flat(tape.gradient(hv))) {
+    auto out = flat(tape.gradient(c.xv));
+    for (const double g : flat(tape.gradient(c.hv))) {
       out.push_back(g);
     }
     return out;
@@ -297,12 +302,10 @@ TEST_CASE("record: one thread or three give the same gradient bits (chunked sums
 TEST_CASE("record: the host's chunked reference sums match the forward mode over many chunks, "
           "with kinds filtering",
           "[record][vjp][kinds]") {
-  ChunkedCase c;
+  const ChunkedCase c;
   const auto n = c.n;
   REQUIRE(c.list.num_pairs > 4 * 65536);
-  const Variable<V2> xv(Span<V2>{c.x.data(), n});
-  const Variable<double> hv(Span<double>{c.h.data(), n}), mv(Span<double>{c.m.data(), n});
-  const auto tracked = c.set().with_positions(xv).with_supports(hv).with_masses(mv);
+  const auto tracked = c.tracked();
   const auto loss = random_loss(std::size_t(n));
   const auto seed = loss.seed<double>(n);
   using D = ops::Density<Kernel, SupportScheme::Scatter>; // reads h_j: a reference-side support
@@ -321,9 +324,9 @@ TEST_CASE("record: the host's chunked reference sums match the forward mode over
     const auto out =
         jvp<D>(exec::host{}, set, set, c.domain, c.list, no_values, no_values, options);
     const double forward = loss(Span<const double>{out.tangents.data(), n});
-    const double reverse = test::dot_scalars(tape.gradient(xv), c.ux) +
-                           test::dot_scalars(tape.gradient(hv), c.uh) +
-                           test::dot_scalars(tape.gradient(mv), c.um);
+    const double reverse = test::dot_scalars(tape.gradient(c.xv), c.ux) +
+                           test::dot_scalars(tape.gradient(c.hv), c.uh) +
+                           test::dot_scalars(tape.gradient(c.mv), c.um);
     INFO(int(direction));
     CHECK(reverse == Approx(forward).epsilon(1e-12));
   }

@@ -498,6 +498,30 @@ struct primal_of<X, D, std::enable_if_t<std::is_same_v<scalar_of_t<X>, D>>> {
 template <class X, class D>
 using primal_of_t = typename primal_of<std::remove_cv_t<X>, D>::type;
 
+/// x's primal element when its scalar is the dual D (a seeded evaluation), x itself otherwise.
+template <class D, class X>
+SPHAD_HOST_DEVICE SPHAD_INLINE primal_of_t<X, D> primal_part(const X& x) {
+  if constexpr (std::is_same_v<scalar_of_t<X>, D>) {
+    return value_part(x);
+  } else {
+    return x;
+  }
+}
+
+/// out[k] = ⟨flat, tangent k of x⟩ (flat: an adjoint of x's shape) for the K directions of
+/// `Dual<S, K>`; 0 when x is not seeded.
+template <int K, class S, class X>
+SPHAD_HOST_DEVICE SPHAD_INLINE void tangent_dots(S* out, const S* flat, const X& x) {
+  SPHAD_PRAGMA_UNROLL
+  for (int k = 0; k < K; ++k) {
+    if constexpr (std::is_same_v<scalar_of_t<X>, Dual<S, K>>) {
+      out[k] = dot_flat(flat, tangent_part(x, k));
+    } else {
+      out[k] = S(0);
+    }
+  }
+}
+
 /// A pair's directions by the operator's split term = combine(p, kernel_part(p)): the kernel
 /// part G (geometry, supports, CRK, renormalization) in `Dual<S, Dirs::kernel>`; the
 /// combination with the particle inputs (masses, densities, volumes, values, Ω) and G's scalars
@@ -523,54 +547,20 @@ struct SplitTermDirections {
   SPHAD_HOST_DEVICE SPHAD_INLINE void
   operator()(S* g, std::int64_t i, std::int32_t j, const Row& q, const OutPrimal& ybar_i) const {
     const auto part = Op::kernel_part(kernel.make_pair(i, j, q.kernel));
-    using Part = std::remove_cv_t<decltype(part)>;
-    constexpr bool kernel_seeded = std::is_same_v<scalar_of_t<Part>, Dual<S, KK>>;
-    const auto value = [&] {
-      if constexpr (kernel_seeded) {
-        return value_part(part);
-      } else {
-        return part;
-      }
-    }();
+    const auto value = primal_part<Dual<S, KK>>(part);
     constexpr int KG = leaf_count<std::remove_cv_t<decltype(value)>>();
-    // The kernel directions from G's adjoint Ḡ (flat): ⟨Ḡ, ∂G/∂d_k⟩.
-    const auto kernel_directions = [&](const S* gbar) {
-      SPHAD_PRAGMA_UNROLL
-      for (int k = 0; k < KK; ++k) {
-        if constexpr (kernel_seeded) {
-          g[k] = dot_flat(gbar, tangent_part(part, k));
-        } else {
-          g[k] = S(0);
-        }
-      }
-    };
     if constexpr (uses_factored_v<Op, Dirs>) {
       // The coefficient c in Dual<S, KP> (the particle inputs seeded), then form(c, G) with c's
       // and G's scalars seeded, contracted with ȳ: c̄ and Ḡ; the directions are ⟨c̄, ∂c⟩ and
       // ⟨Ḡ, ∂G⟩.
       const auto c = Op::particle_part(particles.make_pair(i, j, q.particles));
-      using C = std::remove_cv_t<decltype(c)>;
-      constexpr bool particle_seeded = std::is_same_v<scalar_of_t<C>, Dual<S, KP>>;
-      const auto cv = [&] {
-        if constexpr (particle_seeded) {
-          return value_part(c);
-        } else {
-          return c;
-        }
-      }();
+      const auto cv = primal_part<Dual<S, KP>>(c);
       constexpr int KCV = leaf_count<std::remove_cv_t<decltype(cv)>>();
       constexpr int KF = KCV + KG;
       S b[KF];
       contract_directions<KF>(b, ybar_i, Op::form(seed<KF>(cv, 0), seed<KF>(value, KCV)));
-      SPHAD_PRAGMA_UNROLL
-      for (int k = 0; k < KP; ++k) {
-        if constexpr (particle_seeded) {
-          g[KK + k] = dot_flat(b, tangent_part(c, k));
-        } else {
-          g[KK + k] = S(0);
-        }
-      }
-      kernel_directions(b + KCV);
+      tangent_dots<KP>(g + KK, b, c);
+      tangent_dots<KK>(g, b + KCV, part);
     } else {
       constexpr int KC = KP + KG;
       S a[KC];
@@ -580,7 +570,7 @@ struct SplitTermDirections {
       for (int k = 0; k < KP; ++k) {
         g[KK + k] = a[k];
       }
-      kernel_directions(a + KP);
+      tangent_dots<KK>(g, a + KP, part);
     }
   }
 };
