@@ -141,6 +141,27 @@ TEST_CASE("kernels: a kernel's own k'(q)/q is k'(q) / q, and k''(0) at q = 0", "
   CHECK(checked == 3); // Wendland2, 4, 6
 }
 
+TEST_CASE("kernels: a kernel's own Hessian radial part is (k''(q) − k'(q)/q)/q²",
+          "[kernels][grad]") {
+  int checked = 0;
+  test::for_each_kernel([&](auto kernel) {
+    using K = decltype(kernel);
+    if constexpr (kernels::detail::has_hessian_radial_v<K>) {
+      ++checked;
+      test::for_each_dim([&](auto d) {
+        constexpr int D = decltype(d)::value;
+        INFO(K::name << " d = " << D);
+        for (int i = 0; i < 50; ++i) {
+          const double q = 0.01 + 0.02 * i;
+          const double expected = K::template d2k<D>(q) - K::template dk<D>(q) / q;
+          CHECK(near(K::template hessian_radial<D>(q) * q * q, expected, 1e-13, 1e-12));
+        }
+      });
+    }
+  });
+  CHECK(checked == 2); // Wendland4, 6 (Wendland2's has a 1/q)
+}
+
 TEST_CASE("kernels: k', k'', k''' are the dual-number and finite-difference derivatives",
           "[kernels][grad]") {
   using D1 = Dual<double, 1>;

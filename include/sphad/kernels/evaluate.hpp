@@ -59,19 +59,6 @@ SPHAD_HOST_DEVICE SPHAD_INLINE constexpr primal_t<R> normalization() {
   return K::template normalization<D, primal_t<R>>();
 }
 
-/// k'(q)/q, continued at q = 0 by k''(0) (smooth centre) or 0 (cusp, decision A5).
-template <class K, int D, class R>
-SPHAD_HOST_DEVICE SPHAD_INLINE R dk_over_q(const R& q) {
-  if (value_of(q) > 0) {
-    return K::template dk<D>(q) / q;
-  }
-  if constexpr (K::center == Center::smooth) {
-    return R(K::template d2k<D>(primal_t<R>(0)));
-  } else {
-    return R(0);
-  }
-}
-
 /// Whether K has its own k'(q)/q (`K::dk_over_q<D>`, a polynomial: no division).
 template <class K, class = void>
 inline constexpr bool has_dk_over_q_v = false;
@@ -79,15 +66,45 @@ template <class K>
 inline constexpr bool
     has_dk_over_q_v<K, std::void_t<decltype(K::template dk_over_q<1>(double(0)))>> = true;
 
-/// k'(q)/q for tangents: K's own division-free k'(q)/q where it has one (the Wendlands), else
-/// `dk_over_q`. Equal to rounding; primal values keep `dk_over_q`, so a dual's primal stays the
-/// plain value bitwise.
+/// k'(q)/q: K's own division-free polynomial where it has one (the Wendlands; k''(0) at 0), else
+/// the quotient, continued at q = 0 by k''(0) (smooth centre) or 0 (cusp, decision A5).
 template <class K, int D, class R>
-SPHAD_HOST_DEVICE SPHAD_INLINE R tangent_dk_over_q(const R& q) {
+SPHAD_HOST_DEVICE SPHAD_INLINE R dk_over_q(const R& q) {
   if constexpr (has_dk_over_q_v<K>) {
     return K::template dk_over_q<D>(q);
   } else {
-    return dk_over_q<K, D>(q);
+    if (value_of(q) > 0) {
+      return K::template dk<D>(q) / q;
+    }
+    if constexpr (K::center == Center::smooth) {
+      return R(K::template d2k<D>(primal_t<R>(0)));
+    } else {
+      return R(0);
+    }
+  }
+}
+
+/// Whether K has its own (k''(q) − k'(q)/q)/q² (`K::hessian_radial<D>`, a polynomial).
+template <class K, class = void>
+inline constexpr bool has_hessian_radial_v = false;
+template <class K>
+inline constexpr bool
+    has_hessian_radial_v<K, std::void_t<decltype(K::template hessian_radial<1>(double(0)))>> =
+        true;
+
+/// (k''(q) − g)/r² with g = k'(q)/q and r = q h, given 1/h: the radial part of the Hessian
+/// (times C_d/h^(D+2)) over r². K's own polynomial times 1/h² where it has one (Wendland4, 6:
+/// no division), else the quotient; 0 at r = 0 (where x x̂ᵀ vanishes anyway).
+template <class K, int D, class P>
+SPHAD_HOST_DEVICE SPHAD_INLINE P hessian_radial(const P& r, const P& q, const P& g,
+                                                const P& inv_h) {
+  if constexpr (has_hessian_radial_v<K>) {
+    (void)r;
+    (void)g;
+    return K::template hessian_radial<D>(q) * (inv_h * inv_h);
+  } else {
+    (void)inv_h;
+    return value_of(r) > 0 ? P((K::template d2k<D>(q) - g) / (r * r)) : P(0);
   }
 }
 
@@ -148,12 +165,10 @@ SPHAD_HOST_DEVICE SPHAD_INLINE promote_t<T, H> value(const Vec<T, D>& x, const H
       return R(0);
     }
     const P c = detail::normalization<K, D, P>();
-    R out(c * K::template k<D>(q) / ipow<D>(P(hv))); // the plain path's operations
-    // ∇W = g x, and ∂W/∂h = −C_d/h^(D+1) (D k + q k') = −(D W + g r²)/h from the same q. The
-    // tangents multiply by 1/h (one division, off the chain through r and q: divisions in
-    // series bound a pair's latency).
     const P inv_h = P(1) / P(hv);
-    const P g = c * detail::tangent_dk_over_q<K, D>(q) * ipow<D + 2>(inv_h);
+    R out(c * K::template k<D>(q) * ipow<D>(inv_h)); // the plain path's operations
+    // ∇W = g x, and ∂W/∂h = −C_d/h^(D+1) (D k + q k') = −(D W + g r²)/h from the same q.
+    const P g = c * detail::dk_over_q<K, D>(q) * ipow<D + 2>(inv_h);
     if constexpr (detail::outer_v<R, T>) {
       SPHAD_PRAGMA_UNROLL
       for (int k = 0; k < R::tangent_count; ++k) {
@@ -174,7 +189,9 @@ SPHAD_HOST_DEVICE SPHAD_INLINE promote_t<T, H> value(const Vec<T, D>& x, const H
     if (!detail::inside<K>(q)) {
       return R(0);
     }
-    return detail::normalization<K, D, R>() * K::template k<D>(q) / ipow<D>(R(h));
+    // 1/h then powers of it (not q's division reused: a dual h shares this 1/h with its
+    // tangents, so both paths divide twice).
+    return detail::normalization<K, D, R>() * K::template k<D>(q) * ipow<D>(R(1) / R(h));
   }
 }
 
@@ -196,17 +213,16 @@ SPHAD_HOST_DEVICE SPHAD_INLINE Vec<promote_t<T, H>, D> gradient(const Vec<T, D>&
     }
     const P c = detail::normalization<K, D, P>();
     const P g = detail::dk_over_q<K, D>(q);
-    const P scalar = c * g / ipow<D + 2>(P(hv)); // the plain path's operations
+    const P inv_h = P(1) / P(hv);
+    const P scalar = c * g * ipow<D + 2>(inv_h); // the plain path's operations
     Vec<R, D> out{};
     SPHAD_PRAGMA_UNROLL
     for (int a = 0; a < D; ++a) {
       out[a] = R(xv[a] * scalar);
     }
-    // The tangents multiply by 1/h (one division, off the chain through r and q).
-    const P inv_h = P(1) / P(hv);
     if constexpr (detail::outer_v<R, T>) {
       const P scale = c * ipow<D + 2>(inv_h);
-      const P radial = value_of(r) > 0 ? P((K::template d2k<D>(q) - g) / (r * r)) : P(0);
+      const P radial = detail::hessian_radial<K, D>(r, q, g, inv_h);
       SPHAD_PRAGMA_UNROLL
       for (int k = 0; k < R::tangent_count; ++k) {
         const auto t = detail::outer_tangent(x, k);
@@ -237,7 +253,8 @@ SPHAD_HOST_DEVICE SPHAD_INLINE Vec<promote_t<T, H>, D> gradient(const Vec<T, D>&
     if (!detail::inside<K>(q)) {
       return Vec<R, D>{};
     }
-    const R g = detail::normalization<K, D, R>() * detail::dk_over_q<K, D>(q) / ipow<D + 2>(R(h));
+    const R g = detail::normalization<K, D, R>() * detail::dk_over_q<K, D>(q) *
+                ipow<D + 2>(R(1) / R(h));
     return x * g;
   }
 }
@@ -252,11 +269,11 @@ SPHAD_HOST_DEVICE SPHAD_INLINE Mat<promote_t<T, H>, D, D> hessian(const Vec<T, D
   if (!detail::inside<K>(q)) {
     return Mat<R, D, D>{};
   }
-  const R scale = detail::normalization<K, D, R>() / ipow<D + 2>(R(h));
+  const R inv_h = R(1) / R(h);
+  const R scale = detail::normalization<K, D, R>() * ipow<D + 2>(inv_h);
   const R g = detail::dk_over_q<K, D>(q);
-  const Vec<R, D> unit = value_of(r) > 0 ? Vec<R, D>(x / r) : Vec<R, D>{};
-  const R radial = value_of(r) > 0 ? R(K::template d2k<D>(q) - g) : R(0);
-  Mat<R, D, D> out = outer(unit, unit * radial);
+  const auto xr = sphad::detail::generate_vec<D>([&](int a) { return R(x[a]); });
+  Mat<R, D, D> out = outer(xr, xr * detail::hessian_radial<K, D>(r, q, g, inv_h));
   for (int a = 0; a < D; ++a) {
     out(a, a) += g;
   }

@@ -95,6 +95,12 @@ struct Wendland4 {
     return D == 1 ? T(-14 * (4 * q + 1) * ipow<4>(u))
                   : T(-(S(56) / S(3)) * (5 * q + 1) * ipow<5>(u));
   }
+  /// (k''(q) − k'(q)/q)/q², a polynomial (no division).
+  template <int D, class T>
+  SPHAD_HOST_DEVICE static T hessian_radial(const T& q) {
+    const T u = 1 - q;
+    return D == 1 ? T(280 * ipow<3>(u)) : T(560 * ipow<4>(u));
+  }
   template <int D, class T>
   SPHAD_HOST_DEVICE static T d2k(const T& q) {
     using S = primal_t<T>;
@@ -140,6 +146,12 @@ struct Wendland6 {
     const T u = 1 - q;
     return D == 1 ? T(-6 * (q * (35 * q + 18) + 3) * ipow<6>(u))
                   : T(-22 * (q * (16 * q + 7) + 1) * ipow<7>(u));
+  }
+  /// (k''(q) − k'(q)/q)/q², a polynomial (no division).
+  template <int D, class T>
+  SPHAD_HOST_DEVICE static T hessian_radial(const T& q) {
+    const T u = 1 - q;
+    return D == 1 ? T(336 * (1 + 5 * q) * ipow<5>(u)) : T(528 * (1 + 6 * q) * ipow<6>(u));
   }
   template <int D, class T>
   SPHAD_HOST_DEVICE static T d2k(const T& q) {

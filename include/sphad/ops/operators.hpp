@@ -274,17 +274,18 @@ struct Laplacian
         return G{}; // the reference's explicit r = 0 guard
       }
       const T h_ij = p.support();
-      const T d1 = r + primal_t<T>(1e-8) * h_ij;
-      const auto n = convert_scalars<Vec<T, D>>(p.x_ij) / d1;
+      // n = x_ij/d1 with d1 = r + 10⁻⁸ h_ij, by one reciprocal (its D + 1 uses multiply).
+      const T inv_d1 = T(1) / (r + primal_t<T>(1e-8) * h_ij);
+      const auto n = convert_scalars<Vec<T, D>>(p.x_ij) * inv_d1;
       const auto g = convert_scalars<Vec<T, D>>(p.corrected_gradient());
       if constexpr (Scheme == LaplacianScheme::Brookshaw) {
-        return G(T(-2) * dot(g, n) / d1);
+        return G(T(-2) * dot(g, n) * inv_d1);
       } else if constexpr (Scheme == LaplacianScheme::Default) {
         return G(T(-2) * dot(n, g) / (r + primal_t<T>(1e-12) * h_ij));
       } else {
         static_assert(Scheme == LaplacianScheme::Dot, "sphad::ops::Laplacian: unknown scheme");
         G out;
-        out[0] = dot(n, g) / d1;
+        out[0] = dot(n, g) * inv_d1;
         for (int e = 0; e < D; ++e) {
           out[e + 1] = n[e];
         }
