@@ -3,7 +3,9 @@
 // no Variable (nothing to record), the Density position HVP, the full gradient — `record` of one
 // launch plus the backward sweep with positions, supports, masses (and for the field operators
 // densities and values) all Variables — and the backward sweep alone (one recording, swept every
-// iteration). Density, Gradient (Difference), Laplacian (Brookshaw) and
+// iteration; `backward_pair_slots` the same with the references' adjoints in per-pair slots
+// gathered over the entries grouped by reference: CUDA's scheme, `ReferenceSums::pair_slots`).
+// Density, Gradient (Difference), Laplacian (Brookshaw) and
 // the CRK-corrected Gradient; 2D double, Wendland4, the operator benchmarks' particles, in
 // random order (second argument 0) and sorted by cell (1, as a solver keeps them: the
 // neighbours of a particle are near it in memory too). The `tape_bytes_per_launch` counter is
@@ -23,7 +25,14 @@ namespace {
 
 using Kernel = kernels::Wendland4;
 enum Which { density, gradient, laplacian, crk_gradient };
-enum Mode { primal_call, record_untracked, full_gradient, backward_only, position_hvp };
+enum Mode {
+  primal_call,
+  record_untracked,
+  full_gradient,
+  backward_only,
+  backward_pair_slots,
+  position_hvp
+};
 
 template <Which W, Mode M>
 void BM_vjp(benchmark::State& state) {
@@ -56,7 +65,9 @@ void BM_vjp(benchmark::State& state) {
   const std::vector<double> seed_scalar(std::size_t(n), 1.0);
   const std::vector<Vec<double, 2>> seed_vector(std::size_t(n), Vec<double, 2>{1.0, -0.5});
   const Span<const Vec<double, 2>> direction{seed_vector.data(), n};
-  Tape<exec::host> tape(exec);
+  constexpr bool sweep_only = M == backward_only || M == backward_pair_slots;
+  Tape<exec::host> tape(exec, TapeOptions{M == backward_pair_slots ? ReferenceSums::pair_slots
+                                                                  : ReferenceSums::automatic});
   const auto record_once = [&](const auto& s, const auto& values) {
     if constexpr (W == density) {
       return record<Density>(tape, s, s, domain, c.list);
@@ -81,9 +92,9 @@ void BM_vjp(benchmark::State& state) {
       return record_once(tracked.with_densities(rhov), fv);
     }
   };
-  // backward_only: one recording, swept every iteration.
+  // backward_only, backward_pair_slots: one recording, swept every iteration.
   const auto recorded = [&] {
-    if constexpr (M == backward_only) {
+    if constexpr (sweep_only) {
       return record_tracked();
     } else {
       return 0;
@@ -111,7 +122,7 @@ void BM_vjp(benchmark::State& state) {
     } else if constexpr (M == record_untracked) {
       tape.clear();
       benchmark::DoNotOptimize(record_once(set, c.scalars()).size);
-    } else if constexpr (M == backward_only) {
+    } else if constexpr (sweep_only) {
       tape.backward(recorded, seed_of(recorded));
       benchmark::DoNotOptimize(tape.gradient(xv).data);
     } else {
@@ -140,16 +151,20 @@ SPHAD_BENCH_VJP(density, primal_call);
 SPHAD_BENCH_VJP(density, record_untracked);
 SPHAD_BENCH_VJP(density, full_gradient);
 SPHAD_BENCH_VJP(density, backward_only);
+SPHAD_BENCH_VJP(density, backward_pair_slots);
 SPHAD_BENCH_VJP(density, position_hvp);
 SPHAD_BENCH_VJP(gradient, primal_call);
 SPHAD_BENCH_VJP(gradient, record_untracked);
 SPHAD_BENCH_VJP(gradient, full_gradient);
 SPHAD_BENCH_VJP(gradient, backward_only);
+SPHAD_BENCH_VJP(gradient, backward_pair_slots);
 SPHAD_BENCH_VJP(laplacian, primal_call);
 SPHAD_BENCH_VJP(laplacian, record_untracked);
 SPHAD_BENCH_VJP(laplacian, full_gradient);
 SPHAD_BENCH_VJP(laplacian, backward_only);
+SPHAD_BENCH_VJP(laplacian, backward_pair_slots);
 SPHAD_BENCH_VJP(crk_gradient, primal_call);
 SPHAD_BENCH_VJP(crk_gradient, record_untracked);
 SPHAD_BENCH_VJP(crk_gradient, full_gradient);
 SPHAD_BENCH_VJP(crk_gradient, backward_only);
+SPHAD_BENCH_VJP(crk_gradient, backward_pair_slots);

@@ -269,16 +269,22 @@ struct ChunkedCase {
   auto tracked() const { return set().with_positions(xv).with_supports(hv).with_masses(mv); }
 };
 
+/// Both ways of summing the references' adjoints (`ReferenceSums`): the host's default chunks
+/// of rows, and the per-pair slots gathered over the entries grouped by reference (what CUDA
+/// runs; on the host only on request).
+constexpr ReferenceSums both_sums[] = {ReferenceSums::automatic, ReferenceSums::pair_slots};
+
 #if SPHAD_HAS_OPENMP
-TEST_CASE("record: one thread or three give the same gradient bits (chunked sums, no atomics)",
+TEST_CASE("record: one thread or three give the same gradient bits (no atomics), with either "
+          "reference sum",
           "[record][vjp]") {
   const ChunkedCase c;
   const auto n = c.n;
   REQUIRE(c.list.num_pairs > 4 * 65536);
   const auto tracked = c.tracked();
   const auto seed = random_loss(std::size_t(n)).seed<double>(n);
-  const auto gradients = [&] {
-    Host tape;
+  const auto gradients = [&](ReferenceSums sums) {
+    Host tape(exec::host{}, TapeOptions{sums});
     const auto rho = record<ops::Density<Kernel, SupportScheme::MeanSymmetric>>(
         tape, tracked, tracked, c.domain, c.list);
     tape.backward(rho, Span<const double>{seed.data(), n});
@@ -288,19 +294,33 @@ TEST_CASE("record: one thread or three give the same gradient bits (chunked sums
     }
     return out;
   };
-  const int threads = omp_get_max_threads();
-  omp_set_num_threads(1);
-  const auto one = gradients();
-  omp_set_num_threads(3);
-  const auto three = gradients();
-  omp_set_num_threads(threads);
-  CHECK(one == three);
-  CHECK(std::any_of(one.begin(), one.end(), [](double g) { return g != 0; }));
+  std::vector<std::vector<double>> results;
+  for (const auto sums : both_sums) {
+    INFO("reference sums " << int(sums));
+    const int threads = omp_get_max_threads();
+    omp_set_num_threads(1);
+    const auto one = gradients(sums);
+    omp_set_num_threads(3);
+    const auto three = gradients(sums);
+    omp_set_num_threads(threads);
+    CHECK(one == three);
+    CHECK(std::any_of(one.begin(), one.end(), [](double g) { return g != 0; }));
+    results.push_back(one);
+  }
+  // The two orders of summation agree to rounding.
+  REQUIRE(results[0].size() == results[1].size());
+  double scale = 0;
+  for (const double g : results[0]) {
+    scale = std::max(scale, std::abs(g));
+  }
+  for (std::size_t k = 0; k < results[0].size(); ++k) {
+    CHECK(std::abs(results[0][k] - results[1][k]) <= 1e-12 * scale);
+  }
 }
 #endif
 
-TEST_CASE("record: the host's chunked reference sums match the forward mode over many chunks, "
-          "with kinds filtering",
+TEST_CASE("record: both reference sums (chunks of rows, per-pair slots) match the forward mode "
+          "over many chunks, with kinds filtering",
           "[record][vjp][kinds]") {
   const ChunkedCase c;
   const auto n = c.n;
@@ -309,10 +329,11 @@ TEST_CASE("record: the host's chunked reference sums match the forward mode over
   const auto loss = random_loss(std::size_t(n));
   const auto seed = loss.seed<double>(n);
   using D = ops::Density<Kernel, SupportScheme::Scatter>; // reads h_j: a reference-side support
+  for (const auto sums : both_sums) {
   for (const auto direction : {OperationDirection::AllToAll, OperationDirection::AllToFluid,
                                OperationDirection::BoundaryToFluid}) {
     const ApplyOptions<double> options{direction};
-    Host tape;
+    Host tape(exec::host{}, TapeOptions{sums});
     const auto rho = record<D>(tape, tracked, tracked, c.domain, c.list, {}, {}, options);
     tape.backward(rho, Span<const double>{seed.data(), n});
     const auto plain = c.set();
@@ -327,9 +348,56 @@ TEST_CASE("record: the host's chunked reference sums match the forward mode over
     const double reverse = test::dot_scalars(tape.gradient(c.xv), c.ux) +
                            test::dot_scalars(tape.gradient(c.hv), c.uh) +
                            test::dot_scalars(tape.gradient(c.mv), c.um);
-    INFO(int(direction));
+    INFO("reference sums " << int(sums) << ", direction " << int(direction));
     CHECK(reverse == Approx(forward).epsilon(1e-12));
   }
+  }
+}
+
+TEST_CASE("record: per-pair slots give a field operator's gradients (every input tracked, "
+          "corrections on) as the chunked sums do",
+          "[record][vjp]") {
+  const ChunkedCase c;
+  const auto n = c.n;
+  const auto count = std::size_t(n);
+  std::vector<double> rho(count), f(count);
+  for (std::int64_t i = 0; i < n; ++i) {
+    rho[std::size_t(i)] = 1.0 + 0.1 * std::sin(double(i));
+    f[std::size_t(i)] = c.x[std::size_t(i)][0] * c.x[std::size_t(i)][1] + std::cos(double(i));
+  }
+  const Variable<double> rhov(rho.data(), n), fv(f.data(), n);
+  const auto tracked = c.tracked().with_densities(rhov);
+  const auto seed = random_loss(std::size_t(2 * n)).seed<V2>(n);
+  using G = ops::Gradient<Kernel, GradientScheme::Difference>;
+  const auto crk = corrections::compute_crk_factors<Kernel>(exec::host{}, c.set(), c.domain, c.list);
+  const ops::Corrections corrections{crk.state()};
+  std::vector<std::vector<double>> results;
+  std::vector<std::int64_t> bytes;
+  for (const auto sums : both_sums) {
+    Host tape(exec::host{}, TapeOptions{sums});
+    const auto g = record<G>(tape, tracked, tracked, c.domain, c.list, fv, fv,
+                             ApplyOptions<double>{}, corrections);
+    bytes.push_back(tape.bytes());
+    tape.backward(g, Span<const V2>{seed.data(), n});
+    auto out = flat(tape.gradient(c.xv));
+    for (const auto& v : {c.hv, c.mv, rhov, fv}) {
+      for (const double d : flat(tape.gradient(v))) {
+        out.push_back(d);
+      }
+    }
+    results.push_back(out);
+  }
+  REQUIRE(results[0].size() == results[1].size());
+  double scale = 0;
+  for (const double d : results[0]) {
+    scale = std::max(scale, std::abs(d));
+  }
+  REQUIRE(scale > 0);
+  for (std::size_t k = 0; k < results[0].size(); ++k) {
+    CHECK(std::abs(results[0][k] - results[1][k]) <= 1e-12 * scale);
+  }
+  // Only the per-pair slots need the entries grouped by reference (8 bytes per pair).
+  CHECK(bytes[1] - bytes[0] >= 8 * c.list.num_pairs);
 }
 
 TEST_CASE("record: writing a recorded variable makes backward throw before any work",

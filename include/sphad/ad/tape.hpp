@@ -96,6 +96,26 @@ struct Seed {
 template <class E>
 Seed(Variable<E>, Span<const E>) -> Seed<E>;
 
+/// How a backward sweep sums each reference particle's adjoints over its pairs. Both sum in a
+/// fixed order (no atomics), so the gradients are the same bits on any number of threads; the
+/// two orders agree to rounding.
+enum class ReferenceSums {
+  /// The host: rows cut into at most 8 chunks, each adding into its own array (8 × N_ref
+  /// scalars per reference-side direction of scratch), then summed over the chunks; the rows
+  /// of a sweep use at most 8 threads. CUDA: `pair_slots`, its only scheme.
+  automatic,
+  /// Each pair stores its reference-side adjoints in its own slot (scratch: one scalar per
+  /// pair and reference-side direction); each reference sums its slots over the list's entries
+  /// grouped by reference, which `record` builds (8 bytes per pair, kept by the tape). Any
+  /// number of threads; what the CUDA sweep runs, and on the host the way to test it.
+  pair_slots,
+};
+
+/// Knobs of a `Tape`, fixed at construction.
+struct TapeOptions {
+  ReferenceSums reference_sums = ReferenceSums::automatic;
+};
+
 /// Knobs of `Tape::backward`.
 struct BackwardOptions {
   /// Add this sweep's gradients to those the variables already hold instead of starting from
@@ -167,11 +187,19 @@ inline void check_snapshots(const std::vector<VersionSnapshot>& snapshots) {
 template <class Exec>
 class Tape {
 public:
-  explicit Tape(const Exec& exec = {}) : exec_(exec) {}
+  explicit Tape(const Exec& exec = {}, const TapeOptions& options = {})
+      : exec_(exec), options_(options) {}
   Tape(const Tape&) = delete;
   Tape& operator=(const Tape&) = delete;
 
   const Exec& exec() const { return exec_; }
+  const TapeOptions& options() const { return options_; }
+  /// Whether sweeps sum the references' adjoints from per-pair slots (`ReferenceSums`): always
+  /// on CUDA, on request on the host.
+  bool uses_pair_slots() const {
+    return !std::is_same_v<Exec, exec::host> ||
+           options_.reference_sums == ReferenceSums::pair_slots;
+  }
   /// Number of recorded launches.
   std::size_t size() const { return records_.size(); }
   /// Bytes the tape holds: outputs and the records' scratch (gradients not counted).
@@ -323,6 +351,7 @@ private:
   };
 
   Exec exec_;
+  TapeOptions options_;
   Buffer<WorkspaceBlock, Exec> workspace_;
   std::vector<std::unique_ptr<detail::Record<Exec>>> records_;
   std::vector<std::unique_ptr<OutputBase>> outputs_;

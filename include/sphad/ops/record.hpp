@@ -87,15 +87,47 @@ SPHAD_HOST_DEVICE SPHAD_INLINE auto seed(const E& e, int offset) {
   }
 }
 
+/// `unit` (a seeded element, `seed`) with its values replaced by e's scalars, its tangents kept.
+template <class U, class E>
+SPHAD_HOST_DEVICE SPHAD_INLINE U with_values(U unit, const E& e) {
+  if constexpr (is_vec_v<E>) {
+    SPHAD_PRAGMA_UNROLL
+    for (int k = 0; k < E::dim; ++k) {
+      unit[k] = with_values(unit[k], e[k]);
+    }
+  } else if constexpr (is_mat_v<E>) {
+    SPHAD_PRAGMA_UNROLL
+    for (int r = 0; r < E::rows; ++r) {
+      SPHAD_PRAGMA_UNROLL
+      for (int c = 0; c < E::cols; ++c) {
+        unit(r, c) = with_values(unit(r, c), e(r, c));
+      }
+    }
+  } else if constexpr (has_leaves_v<E>) {
+    Leaves<E>::zip([&](auto& to, const auto& from) { to = with_values(to, from); }, unit, e);
+    Leaves<E>::copy_rest(unit, e);
+  } else {
+    unit.value = e;
+  }
+  return unit;
+}
+
 /// An array read with every scalar seeded (`seed`): element i is a function of K directions,
-/// of which this array's scalars own [offset, offset + leaf_count<E>()).
+/// of which this array's scalars own [offset, offset + leaf_count<E>()). The view keeps the
+/// seeded tangents (`unit`) and copies them: a tangent set at a runtime index instead is a
+/// store read back whole, which stalls store forwarding on a CPU (a quarter of a sweep's time)
+/// and puts the dual in local memory on a GPU.
 template <class E, int K>
 struct SeedView {
+  using Seeded = decltype(seed<K>(std::declval<const E&>(), 0));
   const E* data = nullptr;
   std::int64_t size = 0;
-  int offset = 0;
-  SPHAD_HOST_DEVICE SPHAD_INLINE auto operator[](std::int64_t i) const {
-    return seed<K>(data[i], offset);
+  Seeded unit{};
+  SeedView() = default;
+  SeedView(const E* data_, std::int64_t size_, int offset)
+      : data(data_), size(size_), unit(seed<K>(E{}, offset)) {}
+  SPHAD_HOST_DEVICE SPHAD_INLINE Seeded operator[](std::int64_t i) const {
+    return with_values(unit, data[i]);
   }
 };
 
@@ -208,7 +240,7 @@ struct Seeder {
     if constexpr (is_variable_v<View>) {
       using E = view_element_t<View>;
       targets.targets[targets.count++] = target_of<S>(tape, view, next + shift);
-      const SeedView<E, K> out{view.data, view.size, next};
+      const SeedView<E, K> out(view.data, view.size, next);
       next += leaf_count<E>();
       return out;
     } else {
@@ -876,8 +908,8 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
       // x_i seeded (x_j plain) makes the pair vector's directions ∂/∂x_ij.
       const auto seed_positions = [&](const auto& view) {
         if constexpr (Dirs::position > 0) {
-          return SeedView<view_element_t<std::decay_t<decltype(view)>>, KK>{view.data, view.size,
-                                                                            0};
+          return SeedView<view_element_t<std::decay_t<decltype(view)>>, KK>(view.data, view.size,
+                                                                            0);
         } else {
           return view;
         }
@@ -927,7 +959,22 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
         take(reference_targets, particle_reference, true);
         using Pairs = std::decay_t<decltype(pairs)>;
         Buffer<S, Exec> kept;
-        if constexpr (std::is_same_v<Exec, exec::host>) {
+        if (tape.uses_pair_slots()) {
+          // Each pair stores its references' adjoints in its slot; every reference gathers its
+          // slots over the transposed entries.
+          SPHAD_ASSERT(P == 0 || columns.num_pairs == rows.num_pairs);
+          S* slots = tape.workspace(P > 0 ? rows.num_pairs * P : 0, kept);
+          exec::for_each_index(tape.exec(), nq,
+                               RowAdjoints<Dirs, S, OutPrimal, Pairs, PairSlots<P, S>>{
+                                   pairs, rows.offsets.data(), rows.neighbors.data(), ybar,
+                                   query_targets, PairSlots<P, S>{slots}});
+          if constexpr (P > 0) {
+            exec::for_each_index(tape.exec(), nr,
+                                 GatherPairAdjoints<P, S>{columns.offsets.data(),
+                                                          columns.entries.data(), slots,
+                                                          reference_targets});
+          }
+        } else if constexpr (std::is_same_v<Exec, exec::host>) {
           // Each chunk of rows adds its references' adjoints into its own array; then every
           // reference sums the chunks in order.
           const int chunks = row_chunks(rows.num_pairs);
@@ -942,20 +989,6 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
           if constexpr (P > 0) {
             exec::for_each_index(tape.exec(), nr,
                                  SumChunks<P, S>{sums, chunks, nr, reference_targets});
-          }
-        } else {
-          // Each pair stores its references' adjoints in its slot; every reference gathers its
-          // slots over the transposed entries.
-          S* slots = tape.workspace(P > 0 ? rows.num_pairs * P : 0, kept);
-          exec::for_each_index(tape.exec(), nq,
-                               RowAdjoints<Dirs, S, OutPrimal, Pairs, PairSlots<P, S>>{
-                                   pairs, rows.offsets.data(), rows.neighbors.data(), ybar,
-                                   query_targets, PairSlots<P, S>{slots}});
-          if constexpr (P > 0) {
-            exec::for_each_index(tape.exec(), nr,
-                                 GatherPairAdjoints<P, S>{columns.offsets.data(),
-                                                          columns.entries.data(), slots,
-                                                          reference_targets});
           }
         }
       };
@@ -1050,9 +1083,9 @@ auto record(Tape<Exec>& tape,
                    StoreAt<Out>{const_cast<Out*>(out.data)}, function);
   using Dirs = Directions<Op, Queries, References, QueryValues, ReferenceValues, Corr>;
   if constexpr (Dirs::any) {
-    // On CUDA the references gather their pairs' adjoints over the transposed entries (when
-    // any); the host sums them by chunks of rows and needs none.
-    const bool gathers = Dirs::per_pair > 0 && !std::is_same_v<Exec, exec::host>;
+    // With per-pair slots (CUDA; the host on request) the references gather their pairs'
+    // adjoints over the transposed entries (when any); the host's chunked sums need none.
+    const bool gathers = Dirs::per_pair > 0 && tape.uses_pair_slots();
     auto transposed = gathers ? transpose_entries(tape.exec(), neighbors, references.size())
                               : transpose_entries(tape.exec(), NeighborList<Exec>{}, 0);
     tape.push(
