@@ -67,7 +67,7 @@ void BM_vjp(benchmark::State& state) {
   const Span<const Vec<double, 2>> direction{seed_vector.data(), n};
   constexpr bool sweep_only = M == backward_only || M == backward_pair_slots;
   Tape<exec::host> tape(exec, TapeOptions{M == backward_pair_slots ? ReferenceSums::pair_slots
-                                                                  : ReferenceSums::automatic});
+                                                                   : ReferenceSums::automatic});
   const auto record_once = [&](const auto& s, const auto& values) {
     if constexpr (W == density) {
       return record<Density>(tape, s, s, domain, c.list);

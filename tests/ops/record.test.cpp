@@ -274,6 +274,29 @@ struct ChunkedCase {
 /// runs; on the host only on request).
 constexpr ReferenceSums both_sums[] = {ReferenceSums::automatic, ReferenceSums::pair_slots};
 
+/// The gradients of `variables` on `tape`, flattened one after another.
+template <class... V>
+std::vector<double> flat_gradients(const Host& tape, const V&... variables) {
+  std::vector<double> out;
+  const auto append = [&](const auto& g) { out.insert(out.end(), g.begin(), g.end()); };
+  (append(flat(tape.gradient(variables))), ...);
+  return out;
+}
+
+/// Every entry of b within 1e-12 × (a's largest magnitude) of a's: the same sums in two
+/// orders.
+void check_agree(const std::vector<double>& a, const std::vector<double>& b) {
+  REQUIRE(a.size() == b.size());
+  double scale = 0;
+  for (const double v : a) {
+    scale = std::max(scale, std::abs(v));
+  }
+  REQUIRE(scale > 0);
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    CHECK(std::abs(a[k] - b[k]) <= 1e-12 * scale);
+  }
+}
+
 #if SPHAD_HAS_OPENMP
 TEST_CASE("record: one thread or three give the same gradient bits (no atomics), with either "
           "reference sum",
@@ -288,11 +311,7 @@ TEST_CASE("record: one thread or three give the same gradient bits (no atomics),
     const auto rho = record<ops::Density<Kernel, SupportScheme::MeanSymmetric>>(
         tape, tracked, tracked, c.domain, c.list);
     tape.backward(rho, Span<const double>{seed.data(), n});
-    auto out = flat(tape.gradient(c.xv));
-    for (const double g : flat(tape.gradient(c.hv))) {
-      out.push_back(g);
-    }
-    return out;
+    return flat_gradients(tape, c.xv, c.hv);
   };
   std::vector<std::vector<double>> results;
   for (const auto sums : both_sums) {
@@ -307,15 +326,7 @@ TEST_CASE("record: one thread or three give the same gradient bits (no atomics),
     CHECK(std::any_of(one.begin(), one.end(), [](double g) { return g != 0; }));
     results.push_back(one);
   }
-  // The two orders of summation agree to rounding.
-  REQUIRE(results[0].size() == results[1].size());
-  double scale = 0;
-  for (const double g : results[0]) {
-    scale = std::max(scale, std::abs(g));
-  }
-  for (std::size_t k = 0; k < results[0].size(); ++k) {
-    CHECK(std::abs(results[0][k] - results[1][k]) <= 1e-12 * scale);
-  }
+  check_agree(results[0], results[1]);
 }
 #endif
 
@@ -330,27 +341,27 @@ TEST_CASE("record: both reference sums (chunks of rows, per-pair slots) match th
   const auto seed = loss.seed<double>(n);
   using D = ops::Density<Kernel, SupportScheme::Scatter>; // reads h_j: a reference-side support
   for (const auto sums : both_sums) {
-  for (const auto direction : {OperationDirection::AllToAll, OperationDirection::AllToFluid,
-                               OperationDirection::BoundaryToFluid}) {
-    const ApplyOptions<double> options{direction};
-    Host tape(exec::host{}, TapeOptions{sums});
-    const auto rho = record<D>(tape, tracked, tracked, c.domain, c.list, {}, {}, options);
-    tape.backward(rho, Span<const double>{seed.data(), n});
-    const auto plain = c.set();
-    const auto set = plain.with_positions(with_tangents(view_of(c.x), view_of(c.ux)))
-                         .with_supports(with_tangents(view_of(c.h), view_of(c.uh)))
-                         .with_masses(with_tangents(view_of(c.m), view_of(c.um)));
-    const ops::NoField none[1] = {};
-    const Span<const ops::NoField> no_values{none, 0};
-    const auto out =
-        jvp<D>(exec::host{}, set, set, c.domain, c.list, no_values, no_values, options);
-    const double forward = loss(Span<const double>{out.tangents.data(), n});
-    const double reverse = test::dot_scalars(tape.gradient(c.xv), c.ux) +
-                           test::dot_scalars(tape.gradient(c.hv), c.uh) +
-                           test::dot_scalars(tape.gradient(c.mv), c.um);
-    INFO("reference sums " << int(sums) << ", direction " << int(direction));
-    CHECK(reverse == Approx(forward).epsilon(1e-12));
-  }
+    for (const auto direction : {OperationDirection::AllToAll, OperationDirection::AllToFluid,
+                                 OperationDirection::BoundaryToFluid}) {
+      const ApplyOptions<double> options{direction};
+      Host tape(exec::host{}, TapeOptions{sums});
+      const auto rho = record<D>(tape, tracked, tracked, c.domain, c.list, {}, {}, options);
+      tape.backward(rho, Span<const double>{seed.data(), n});
+      const auto plain = c.set();
+      const auto set = plain.with_positions(with_tangents(view_of(c.x), view_of(c.ux)))
+                           .with_supports(with_tangents(view_of(c.h), view_of(c.uh)))
+                           .with_masses(with_tangents(view_of(c.m), view_of(c.um)));
+      const ops::NoField none[1] = {};
+      const Span<const ops::NoField> no_values{none, 0};
+      const auto out =
+          jvp<D>(exec::host{}, set, set, c.domain, c.list, no_values, no_values, options);
+      const double forward = loss(Span<const double>{out.tangents.data(), n});
+      const double reverse = test::dot_scalars(tape.gradient(c.xv), c.ux) +
+                             test::dot_scalars(tape.gradient(c.hv), c.uh) +
+                             test::dot_scalars(tape.gradient(c.mv), c.um);
+      INFO("reference sums " << int(sums) << ", direction " << int(direction));
+      CHECK(reverse == Approx(forward).epsilon(1e-12));
+    }
   }
 }
 
@@ -369,7 +380,8 @@ TEST_CASE("record: per-pair slots give a field operator's gradients (every input
   const auto tracked = c.tracked().with_densities(rhov);
   const auto seed = random_loss(std::size_t(2 * n)).seed<V2>(n);
   using G = ops::Gradient<Kernel, GradientScheme::Difference>;
-  const auto crk = corrections::compute_crk_factors<Kernel>(exec::host{}, c.set(), c.domain, c.list);
+  const auto crk =
+      corrections::compute_crk_factors<Kernel>(exec::host{}, c.set(), c.domain, c.list);
   const ops::Corrections corrections{crk.state()};
   std::vector<std::vector<double>> results;
   std::vector<std::int64_t> bytes;
@@ -379,23 +391,9 @@ TEST_CASE("record: per-pair slots give a field operator's gradients (every input
                              ApplyOptions<double>{}, corrections);
     bytes.push_back(tape.bytes());
     tape.backward(g, Span<const V2>{seed.data(), n});
-    auto out = flat(tape.gradient(c.xv));
-    for (const auto& v : {c.hv, c.mv, rhov, fv}) {
-      for (const double d : flat(tape.gradient(v))) {
-        out.push_back(d);
-      }
-    }
-    results.push_back(out);
+    results.push_back(flat_gradients(tape, c.xv, c.hv, c.mv, rhov, fv));
   }
-  REQUIRE(results[0].size() == results[1].size());
-  double scale = 0;
-  for (const double d : results[0]) {
-    scale = std::max(scale, std::abs(d));
-  }
-  REQUIRE(scale > 0);
-  for (std::size_t k = 0; k < results[0].size(); ++k) {
-    CHECK(std::abs(results[0][k] - results[1][k]) <= 1e-12 * scale);
-  }
+  check_agree(results[0], results[1]);
   // Only the per-pair slots need the entries grouped by reference (8 bytes per pair).
   CHECK(bytes[1] - bytes[0] >= 8 * c.list.num_pairs);
 }

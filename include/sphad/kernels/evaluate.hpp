@@ -89,15 +89,14 @@ template <class K, class = void>
 inline constexpr bool has_hessian_radial_v = false;
 template <class K>
 inline constexpr bool
-    has_hessian_radial_v<K, std::void_t<decltype(K::template hessian_radial<1>(double(0)))>> =
-        true;
+    has_hessian_radial_v<K, std::void_t<decltype(K::template hessian_radial<1>(double(0)))>> = true;
 
 /// (k''(q) − g)/r² with g = k'(q)/q and r = q h, given 1/h: the radial part of the Hessian
 /// (times C_d/h^(D+2)) over r². K's own polynomial times 1/h² where it has one (Wendland4, 6:
 /// no division), else the quotient; 0 at r = 0 (where x x̂ᵀ vanishes anyway).
 template <class K, int D, class P>
-SPHAD_HOST_DEVICE SPHAD_INLINE P hessian_radial(const P& r, const P& q, const P& g,
-                                                const P& inv_h) {
+SPHAD_HOST_DEVICE SPHAD_INLINE P
+hessian_radial(const P& r, const P& q, const P& g, const P& inv_h) {
   if constexpr (has_hessian_radial_v<K>) {
     (void)r;
     (void)g;
@@ -253,8 +252,8 @@ SPHAD_HOST_DEVICE SPHAD_INLINE Vec<promote_t<T, H>, D> gradient(const Vec<T, D>&
     if (!detail::inside<K>(q)) {
       return Vec<R, D>{};
     }
-    const R g = detail::normalization<K, D, R>() * detail::dk_over_q<K, D>(q) *
-                ipow<D + 2>(R(1) / R(h));
+    const R g =
+        detail::normalization<K, D, R>() * detail::dk_over_q<K, D>(q) * ipow<D + 2>(R(1) / R(h));
     return x * g;
   }
 }
