@@ -115,8 +115,8 @@ SPHAD_HOST_DEVICE SPHAD_INLINE U with_values(U unit, const E& e) {
 /// An array read with every scalar seeded (`seed`): element i is a function of K directions,
 /// of which this array's scalars own [offset, offset + leaf_count<E>()). The view keeps the
 /// seeded tangents (`unit`) and copies them: a tangent set at a runtime index instead is a
-/// store read back whole, which stalls store forwarding on a CPU (a quarter of a sweep's time)
-/// and puts the dual in local memory on a GPU.
+/// store read back whole, which stalls store forwarding on a CPU and puts the dual in local
+/// memory on a GPU.
 template <class E, int K>
 struct SeedView {
   using Seeded = decltype(seed<K>(std::declval<const E&>(), 0));
