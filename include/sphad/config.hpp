@@ -28,6 +28,7 @@
 /// hidden visibility, which nvcc rejects for kernels over functors in anonymous namespaces.
 #define SPHAD_KERNEL static __global__
 #define SPHAD_FLATTEN // nvcc inlines device code on its own
+#define SPHAD_LAMBDA_INLINE
 /// Only on wrappers that call user callables which may be host-only.
 #define SPHAD_EXEC_CHECK_DISABLE _Pragma("nv_exec_check_disable")
 #else
@@ -42,9 +43,13 @@
 /// On the loop body of a hot launch: everything it calls is inlined, lambdas included (in a
 /// large translation unit GCC otherwise stops inlining them once its growth budget is spent).
 #define SPHAD_FLATTEN __attribute__((flatten))
+/// After a lambda's parameter list: forced inlining for a lambda in a hot path (`flatten` does
+/// not reach every one: GCC left the kernels' per-support lambdas out of line in the JVP loops).
+#define SPHAD_LAMBDA_INLINE __attribute__((always_inline))
 #else
 #define SPHAD_INLINE inline
 #define SPHAD_FLATTEN
+#define SPHAD_LAMBDA_INLINE
 #endif
 #define SPHAD_EXEC_CHECK_DISABLE
 #endif

@@ -64,25 +64,29 @@ SPHAD_HOST_DEVICE SPHAD_INLINE auto evaluate_pair(const A& h_i, const B& h_j, co
 /// W_ij under scheme S.
 template <class K, SupportScheme S, class T, int D, class A, class B>
 SPHAD_HOST_DEVICE SPHAD_INLINE auto pair_value(const Vec<T, D>& x_ij, const A& h_i, const B& h_j) {
-  return evaluate_pair<S>(h_i, h_j, [&](const auto& h) { return value<K>(x_ij, h); });
+  return evaluate_pair<S>(h_i, h_j,
+                          [&](const auto& h) SPHAD_LAMBDA_INLINE { return value<K>(x_ij, h); });
 }
 /// ∇_i W_ij under scheme S.
 template <class K, SupportScheme S, class T, int D, class A, class B>
 SPHAD_HOST_DEVICE SPHAD_INLINE auto
 pair_gradient(const Vec<T, D>& x_ij, const A& h_i, const B& h_j) {
-  return evaluate_pair<S>(h_i, h_j, [&](const auto& h) { return gradient<K>(x_ij, h); });
+  return evaluate_pair<S>(h_i, h_j,
+                          [&](const auto& h) SPHAD_LAMBDA_INLINE { return gradient<K>(x_ij, h); });
 }
 /// The Hessian of W_ij with respect to x_i under scheme S.
 template <class K, SupportScheme S, class T, int D, class A, class B>
 SPHAD_HOST_DEVICE SPHAD_INLINE auto
 pair_hessian(const Vec<T, D>& x_ij, const A& h_i, const B& h_j) {
-  return evaluate_pair<S>(h_i, h_j, [&](const auto& h) { return hessian<K>(x_ij, h); });
+  return evaluate_pair<S>(h_i, h_j,
+                          [&](const auto& h) SPHAD_LAMBDA_INLINE { return hessian<K>(x_ij, h); });
 }
 /// The naive kernel Laplacian of W_ij under scheme S.
 template <class K, SupportScheme S, class T, int D, class A, class B>
 SPHAD_HOST_DEVICE SPHAD_INLINE auto
 pair_laplacian(const Vec<T, D>& x_ij, const A& h_i, const B& h_j) {
-  return evaluate_pair<S>(h_i, h_j, [&](const auto& h) { return laplacian<K>(x_ij, h); });
+  return evaluate_pair<S>(h_i, h_j,
+                          [&](const auto& h) SPHAD_LAMBDA_INLINE { return laplacian<K>(x_ij, h); });
 }
 
 } // namespace kernels
