@@ -121,45 +121,36 @@ TEST_CASE("kernels: kernelScale is 1/(2σ/H) from the second moment", "[kernels]
   });
 }
 
-TEST_CASE("kernels: a kernel's own k'(q)/q is k'(q) / q, and k''(0) at q = 0", "[kernels][grad]") {
-  int checked = 0;
+TEST_CASE("kernels: a kernel's own polynomials are their quotients: k'(q)/q (k''(0) at 0) and "
+          "(k''(q) − k'(q)/q)/q²",
+          "[kernels][grad]") {
+  int with_dk_over_q = 0, with_hessian_radial = 0;
   test::for_each_kernel([&](auto kernel) {
     using K = decltype(kernel);
-    if constexpr (kernels::detail::has_dk_over_q_v<K>) {
-      ++checked;
-      test::for_each_dim([&](auto d) {
-        constexpr int D = decltype(d)::value;
-        INFO(K::name << " d = " << D);
+    constexpr bool dk_over_q = kernels::detail::has_dk_over_q_v<K>;
+    constexpr bool hessian_radial = kernels::detail::has_hessian_radial_v<K>;
+    with_dk_over_q += dk_over_q;
+    with_hessian_radial += hessian_radial;
+    test::for_each_dim([&](auto d) {
+      constexpr int D = decltype(d)::value;
+      INFO(K::name << " d = " << D);
+      if constexpr (dk_over_q) {
         CHECK(near(K::template dk_over_q<D>(0.0), K::template d2k<D>(0.0), 1e-15, 0));
-        for (int i = 0; i < 50; ++i) {
-          const double q = 0.01 + 0.02 * i;
+      }
+      for (int i = 0; i < 50; ++i) {
+        const double q = 0.01 + 0.02 * i;
+        if constexpr (dk_over_q) {
           CHECK(near(K::template dk_over_q<D>(q) * q, K::template dk<D>(q), 1e-14, 1e-16));
         }
-      });
-    }
-  });
-  CHECK(checked == 3); // Wendland2, 4, 6
-}
-
-TEST_CASE("kernels: a kernel's own Hessian radial part is (k''(q) − k'(q)/q)/q²",
-          "[kernels][grad]") {
-  int checked = 0;
-  test::for_each_kernel([&](auto kernel) {
-    using K = decltype(kernel);
-    if constexpr (kernels::detail::has_hessian_radial_v<K>) {
-      ++checked;
-      test::for_each_dim([&](auto d) {
-        constexpr int D = decltype(d)::value;
-        INFO(K::name << " d = " << D);
-        for (int i = 0; i < 50; ++i) {
-          const double q = 0.01 + 0.02 * i;
+        if constexpr (hessian_radial) {
           const double expected = K::template d2k<D>(q) - K::template dk<D>(q) / q;
           CHECK(near(K::template hessian_radial<D>(q) * q * q, expected, 1e-13, 1e-12));
         }
-      });
-    }
+      }
+    });
   });
-  CHECK(checked == 2); // Wendland4, 6 (Wendland2's has a 1/q)
+  CHECK(with_dk_over_q == 3);      // Wendland2, 4, 6
+  CHECK(with_hessian_radial == 2); // Wendland4, 6 (Wendland2's has a 1/q)
 }
 
 TEST_CASE("kernels: k', k'', k''' are the dual-number and finite-difference derivatives",
