@@ -28,19 +28,22 @@ namespace sphad::kernels {
 
 namespace detail {
 
-/// q = |x|/h and the promoted scalar type of a kernel evaluation.
+/// r = |x|, 1/h and q = r/h (as r · 1/h: one division, which the kernel's powers of 1/h
+/// share) in the promoted scalar type of a kernel evaluation.
 template <class T, int D, class H>
 struct PairGeometry {
   using scalar_type = promote_t<T, H>;
   scalar_type r;
   scalar_type q;
+  scalar_type inv_h;
 };
 
 template <class T, int D, class H>
 SPHAD_HOST_DEVICE SPHAD_INLINE PairGeometry<T, D, H> geometry(const Vec<T, D>& x, const H& h) {
   using R = promote_t<T, H>;
   const R r = safe_norm(x);
-  return {r, r / h};
+  const R inv_h = R(1) / R(h);
+  return {r, r * inv_h, inv_h};
 }
 
 /// Whether the kernel contributes at q: inside the support, and not at a singular centre.
@@ -158,13 +161,12 @@ SPHAD_HOST_DEVICE SPHAD_INLINE promote_t<T, H> value(const Vec<T, D>& x, const H
     // g (x·ẋ) with the gradient's scalar g, sharing r and q with W.
     const auto xv = detail::outer_values<R>(x);
     const auto hv = detail::outer_value<R>(h);
-    const auto [r, q] = detail::geometry(xv, hv);
+    const auto [r, q, inv_h] = detail::geometry(xv, hv);
     using P = std::decay_t<decltype(q)>;
     if (!detail::inside<K>(q)) {
       return R(0);
     }
     const P c = detail::normalization<K, D, P>();
-    const P inv_h = P(1) / P(hv);
     R out(c * K::template k<D>(q) * ipow<D>(inv_h)); // the plain path's operations
     // ∇W = g x, and ∂W/∂h = −C_d/h^(D+1) (D k + q k') = −(D W + g r²)/h from the same q.
     const P g = c * detail::dk_over_q<K, D>(q) * ipow<D + 2>(inv_h);
@@ -183,14 +185,12 @@ SPHAD_HOST_DEVICE SPHAD_INLINE promote_t<T, H> value(const Vec<T, D>& x, const H
     }
     return out;
   } else {
-    const auto [r, q] = detail::geometry(x, h);
+    const auto [r, q, inv_h] = detail::geometry(x, h);
     (void)r;
     if (!detail::inside<K>(q)) {
       return R(0);
     }
-    // 1/h then powers of it (not q's division reused: a dual h shares this 1/h with its
-    // tangents, so both paths divide twice).
-    return detail::normalization<K, D, R>() * K::template k<D>(q) * ipow<D>(R(1) / R(h));
+    return detail::normalization<K, D, R>() * K::template k<D>(q) * ipow<D>(inv_h);
   }
 }
 
@@ -205,14 +205,13 @@ SPHAD_HOST_DEVICE SPHAD_INLINE Vec<promote_t<T, H>, D> gradient(const Vec<T, D>&
     // remains: the coincident-particle limit of decision A5).
     const auto xv = detail::outer_values<R>(x);
     const auto hv = detail::outer_value<R>(h);
-    const auto [r, q] = detail::geometry(xv, hv);
+    const auto [r, q, inv_h] = detail::geometry(xv, hv);
     using P = std::decay_t<decltype(q)>;
     if (!detail::inside<K>(q)) {
       return Vec<R, D>{};
     }
     const P c = detail::normalization<K, D, P>();
     const P g = detail::dk_over_q<K, D>(q);
-    const P inv_h = P(1) / P(hv);
     const P scalar = c * g * ipow<D + 2>(inv_h); // the plain path's operations
     Vec<R, D> out{};
     SPHAD_PRAGMA_UNROLL
@@ -247,13 +246,12 @@ SPHAD_HOST_DEVICE SPHAD_INLINE Vec<promote_t<T, H>, D> gradient(const Vec<T, D>&
     }
     return out;
   } else {
-    const auto [r, q] = detail::geometry(x, h);
+    const auto [r, q, inv_h] = detail::geometry(x, h);
     (void)r;
     if (!detail::inside<K>(q)) {
       return Vec<R, D>{};
     }
-    const R g =
-        detail::normalization<K, D, R>() * detail::dk_over_q<K, D>(q) * ipow<D + 2>(R(1) / R(h));
+    const R g = detail::normalization<K, D, R>() * detail::dk_over_q<K, D>(q) * ipow<D + 2>(inv_h);
     return x * g;
   }
 }
@@ -264,11 +262,10 @@ template <class K, class T, int D, class H>
 SPHAD_HOST_DEVICE SPHAD_INLINE Mat<promote_t<T, H>, D, D> hessian(const Vec<T, D>& x, const H& h) {
   check_kernel<K, D>();
   using R = promote_t<T, H>;
-  const auto [r, q] = detail::geometry(x, h);
+  const auto [r, q, inv_h] = detail::geometry(x, h);
   if (!detail::inside<K>(q)) {
     return Mat<R, D, D>{};
   }
-  const R inv_h = R(1) / R(h);
   const R scale = detail::normalization<K, D, R>() * ipow<D + 2>(inv_h);
   const R g = detail::dk_over_q<K, D>(q);
   const auto xr = sphad::detail::generate_vec<D>([&](int a) { return R(x[a]); });
@@ -287,15 +284,14 @@ template <class K, class T, int D, class H>
 SPHAD_HOST_DEVICE SPHAD_INLINE promote_t<T, H> laplacian(const Vec<T, D>& x, const H& h) {
   check_kernel<K, D>();
   using R = promote_t<T, H>;
-  const auto [r, q] = detail::geometry(x, h);
+  const auto [r, q, inv_h] = detail::geometry(x, h);
   constexpr primal_t<R> eps = kernel_epsilon_v<R>;
   if (!detail::inside<K>(q) || value_of(q) < eps) {
     return R(0);
   }
   const R c = detail::normalization<K, D, R>();
-  const R hd = ipow<D + 1>(R(h));
-  const R k1 = c * K::template dk<D>(q) / hd;
-  const R k2 = c * K::template d2k<D>(q) / (hd * h);
+  const R k1 = c * K::template dk<D>(q) * ipow<D + 1>(inv_h);
+  const R k2 = c * K::template d2k<D>(q) * ipow<D + 2>(inv_h);
   const R r_eps = r + eps * h;
   const R r2 = norm_squared(x);
   const R s = r2 / (r_eps * r_eps);
@@ -308,13 +304,13 @@ template <class K, class T, int D, class H>
 SPHAD_HOST_DEVICE SPHAD_INLINE promote_t<T, H> value_dh(const Vec<T, D>& x, const H& h) {
   check_kernel<K, D>();
   using R = promote_t<T, H>;
-  const auto [r, q] = detail::geometry(x, h);
+  const auto [r, q, inv_h] = detail::geometry(x, h);
   (void)r;
   if (!detail::inside<K>(q)) {
     return R(0);
   }
-  return -detail::normalization<K, D, R>() * (D * K::template k<D>(q) + q * K::template dk<D>(q)) /
-         ipow<D + 1>(R(h));
+  return -detail::normalization<K, D, R>() * (D * K::template k<D>(q) + q * K::template dk<D>(q)) *
+         ipow<D + 1>(inv_h);
 }
 
 /// ∂∇W/∂h = −C_d/h^(D+3) (k''(q) + (D + 1) k'(q)/q) x.
@@ -322,14 +318,78 @@ template <class K, class T, int D, class H>
 SPHAD_HOST_DEVICE SPHAD_INLINE Vec<promote_t<T, H>, D> gradient_dh(const Vec<T, D>& x, const H& h) {
   check_kernel<K, D>();
   using R = promote_t<T, H>;
-  const auto [r, q] = detail::geometry(x, h);
+  const auto [r, q, inv_h] = detail::geometry(x, h);
   if (!detail::inside<K>(q)) {
     return Vec<R, D>{};
   }
   const R d2k = value_of(r) > 0 || K::center == Center::smooth ? R(K::template d2k<D>(q)) : R(0);
-  const R g = -detail::normalization<K, D, R>() * (d2k + (D + 1) * detail::dk_over_q<K, D>(q)) /
-              ipow<D + 3>(R(h));
+  const R g = -detail::normalization<K, D, R>() * (d2k + (D + 1) * detail::dk_over_q<K, D>(q)) *
+              ipow<D + 3>(inv_h);
   return x * g;
+}
+
+/// The adjoints x̄, h̄ of a kernel quantity's pair vector and support for one cotangent.
+template <class T, int D>
+struct KernelAdjoint {
+  Vec<T, D> x{};
+  T h{};
+};
+
+/// W(x, h) and ∇W(x, h) evaluated once with what their adjoints need (the reverse pass's
+/// kernel parts): ∇W = s g x and its Hessian H = s [g I + ρ x xᵀ] (s = C_d/h^(D+2), g =
+/// k'(q)/q, ρ = (k''(q) − g)/r²), ∂W/∂h = −(D W + s g r²)/h and ∂∇W/∂h = −s/h (k''(q) +
+/// (D + 1) g) x. All zero outside the support; what a caller leaves unused the compiler drops.
+template <class T, int D>
+struct KernelLinearization {
+  T w{};            ///< W, bitwise as `value` computes it for plain scalars
+  Vec<T, D> grad{}; ///< ∇W, bitwise as `gradient` computes it for plain scalars
+  Vec<T, D> x{};
+  T scale{};   ///< s
+  T g{};       ///< g
+  T radial{};  ///< ρ
+  T w_dh{};    ///< ∂W/∂h
+  T grad_dh{}; ///< −s/h (k''(q) + (D + 1) g)
+
+  /// x̄ = ∇W w̄, h̄ = ∂W/∂h w̄ for W's cotangent w̄.
+  SPHAD_HOST_DEVICE SPHAD_INLINE KernelAdjoint<T, D> adjoint(const T& wbar) const {
+    return {x * ((scale * g) * wbar), w_dh * wbar};
+  }
+  /// x̄ = H Ḡ, h̄ = ∂∇W/∂h · Ḡ for ∇W's cotangent Ḡ (at r = 0, x̄ = s k''(0) Ḡ: decision A5).
+  SPHAD_HOST_DEVICE SPHAD_INLINE KernelAdjoint<T, D> adjoint(const Vec<T, D>& gbar) const {
+    const T along = dot(x, gbar);
+    return {(gbar * g + x * (radial * along)) * scale, grad_dh * along};
+  }
+  /// Both: W's cotangent w̄ and ∇W's Ḡ.
+  SPHAD_HOST_DEVICE SPHAD_INLINE KernelAdjoint<T, D> adjoint(const T& wbar,
+                                                             const Vec<T, D>& gbar) const {
+    const KernelAdjoint<T, D> a = adjoint(wbar), b = adjoint(gbar);
+    return {a.x + b.x, a.h + b.h};
+  }
+};
+
+/// K at (x, h), linearized: the formulas of `value`, `gradient` and their chain rules, kept for
+/// the adjoints (the tests hold them to those, bitwise for W and ∇W).
+template <class K, class T, int D>
+SPHAD_HOST_DEVICE SPHAD_INLINE KernelLinearization<T, D> linearize(const Vec<T, D>& x, const T& h) {
+  check_kernel<K, D>();
+  const auto [r, q, inv_h] = detail::geometry(x, h);
+  if (!detail::inside<K>(q)) {
+    return {};
+  }
+  const T c = detail::normalization<K, D, T>();
+  const T w = c * K::template k<D>(q) * ipow<D>(inv_h);
+  const T g = detail::dk_over_q<K, D>(q);
+  const T grad_scalar = c * g * ipow<D + 2>(inv_h); // as `gradient` forms it
+  const T d2k = value_of(r) > 0 || K::center == Center::smooth ? T(K::template d2k<D>(q)) : T(0);
+  const T scale = c * ipow<D + 2>(inv_h);
+  return {w,
+          x * grad_scalar,
+          x,
+          scale,
+          g,
+          detail::hessian_radial<K, D>(r, q, g, inv_h),
+          -(T(D) * w + grad_scalar * (r * r)) * inv_h,
+          -(scale * inv_h) * (d2k + T(D + 1) * g)};
 }
 
 } // namespace sphad::kernels

@@ -89,5 +89,80 @@ pair_laplacian(const Vec<T, D>& x_ij, const A& h_i, const B& h_j) {
                           [&](const auto& h) SPHAD_LAMBDA_INLINE { return laplacian<K>(x_ij, h); });
 }
 
+/// The adjoints of a pair quantity: its pair vector's and both supports'.
+template <class T, int D>
+struct PairAdjoint {
+  Vec<T, D> x{};
+  T h_i{};
+  T h_j{};
+};
+
+/// W_ij and ∇_i W_ij under scheme S evaluated once with what their adjoints need, from the
+/// single-support `KernelLinearization`s: the averaging schemes hold h_i's and h_j's, the
+/// others h_ij's and where h̄ goes (Gather to h_i, Scatter to h_j, MeanSymmetric half to each,
+/// max to the larger, h_i on a tie: decision A3) — the transpose of `evaluate_pair`'s tangents.
+template <SupportScheme S, class T, int D>
+struct PairLinearization {
+  KernelLinearization<T, D> first{};  ///< at h_ij, or at h_i for the averaging schemes
+  KernelLinearization<T, D> second{}; ///< at h_j for the averaging schemes
+  bool to_i = true;
+
+  /// W_ij, bitwise as `pair_value` computes it for plain scalars.
+  SPHAD_HOST_DEVICE SPHAD_INLINE T w() const {
+    if constexpr (averages_evaluations_v<S>) {
+      return (first.w + second.w) * primal_t<T>(0.5);
+    } else {
+      return first.w;
+    }
+  }
+  /// ∇_i W_ij, bitwise as `pair_gradient` computes it for plain scalars.
+  SPHAD_HOST_DEVICE SPHAD_INLINE Vec<T, D> gradient() const {
+    if constexpr (averages_evaluations_v<S>) {
+      return (first.grad + second.grad) * primal_t<T>(0.5);
+    } else {
+      return first.grad;
+    }
+  }
+  /// The adjoints for W_ij's cotangent, ∇W_ij's, or both (`KernelLinearization::adjoint`).
+  template <class... Cotangents>
+  SPHAD_HOST_DEVICE SPHAD_INLINE PairAdjoint<T, D> adjoint(const Cotangents&... bars) const {
+    PairAdjoint<T, D> out;
+    const KernelAdjoint<T, D> a = first.adjoint(bars...);
+    if constexpr (averages_evaluations_v<S>) {
+      const KernelAdjoint<T, D> b = second.adjoint(bars...);
+      out.x = (a.x + b.x) * primal_t<T>(0.5);
+      out.h_i = a.h * primal_t<T>(0.5);
+      out.h_j = b.h * primal_t<T>(0.5);
+    } else {
+      out.x = a.x;
+      if constexpr (S == SupportScheme::MeanSymmetric) {
+        out.h_i = a.h * primal_t<T>(0.5);
+        out.h_j = a.h * primal_t<T>(0.5);
+      } else if (to_i) {
+        out.h_i = a.h;
+      } else {
+        out.h_j = a.h;
+      }
+    }
+    return out;
+  }
+};
+
+/// W_ij and ∇_i W_ij of kernel K under scheme S, linearized (`PairLinearization`).
+template <class K, SupportScheme S, class T, int D>
+SPHAD_HOST_DEVICE SPHAD_INLINE PairLinearization<S, T, D>
+pair_linearization(const Vec<T, D>& x_ij, const T& h_i, const T& h_j) {
+  PairLinearization<S, T, D> out;
+  if constexpr (averages_evaluations_v<S>) {
+    out.first = linearize<K>(x_ij, h_i);
+    out.second = linearize<K>(x_ij, h_j);
+  } else {
+    out.first = linearize<K>(x_ij, pair_support<S>(h_i, h_j));
+    out.to_i = S == SupportScheme::Gather ||
+               (S != SupportScheme::Scatter && value_of(h_i) >= value_of(h_j));
+  }
+  return out;
+}
+
 } // namespace kernels
 } // namespace sphad
