@@ -33,6 +33,19 @@ struct NoCRK {
   SPHAD_HOST_DEVICE SPHAD_INLINE static constexpr std::int64_t size() { return -1; }
 };
 
+/// The adjoints of a CRK-corrected kernel quantity's inputs: the kernel's W and ∇W, the pair
+/// vector (where it enters directly) and the query's A, B, ∇A, ∇B.
+template <class T, int D>
+struct CRKAdjoint {
+  T w{};
+  Vec<T, D> gradient{};
+  Vec<T, D> x{};
+  T a{};
+  Vec<T, D> b{};
+  Vec<T, D> grad_a{};
+  Mat<T, D, D> grad_b{};
+};
+
 /// CRK factors of the query particles (ref-corrections §2.4 with decision C1):
 ///   Ŵ_ij = A_i (1 + B_i·x_ij) W_ij,
 ///   ∇Ŵ_ij = A_i W_ij B_i + A_i (1 + B_i·x_ij) ∇W_ij + (1 + B_i·x_ij) W_ij ∇A_i
@@ -67,6 +80,55 @@ struct CRK {
            (grad_b[p.i] * p.x_ij) * (a_i * w);
   }
   SPHAD_HOST_DEVICE SPHAD_INLINE std::int64_t size() const { return a.size; }
+
+  /// `value`'s adjoint at query i, pair vector x and kernel value w for the cotangent v̄ (the
+  /// reverse pass's hand-written transpose): w̄ = A ℓ v̄, Ā = ℓ w v̄, B̄ = A w v̄ x, x̄ = A w v̄ B
+  /// with ℓ = 1 + B·x.
+  template <class S>
+  SPHAD_HOST_DEVICE SPHAD_INLINE CRKAdjoint<S, D>
+  value_adjoint(std::int64_t i, const Vec<S, D>& x, const S& w, const S& vbar) const {
+    using sphad::detail::convert_scalars;
+    const S a_i = convert_scalars<S>(a[i]);
+    const auto b_i = convert_scalars<Vec<S, D>>(b[i]);
+    const S linear = 1 + dot(b_i, x);
+    const S awv = a_i * w * vbar;
+    CRKAdjoint<S, D> out;
+    out.w = a_i * linear * vbar;
+    out.a = linear * w * vbar;
+    out.b = x * awv;
+    out.x = b_i * awv;
+    return out;
+  }
+  /// `gradient`'s adjoint at query i, pair vector x and kernel values w, ∇W for the cotangent
+  /// Ḡ: with ℓ = 1 + B·x, u = Ḡ·B, v = Ḡ·∇W, s = Ḡ·∇A, t = Ḡ·(∇B x) and ℓ̄ = A v + w s:
+  /// w̄ = A u + ℓ s + A t, ∇W̄ = A ℓ Ḡ, Ā = w u + ℓ v + w t, B̄ = A w Ḡ + ℓ̄ x, ∇Ā = ℓ w Ḡ,
+  /// ∇B̄ = A w Ḡ xᵀ, x̄ = ℓ̄ B + A w ∇Bᵀ Ḡ.
+  template <class S>
+  SPHAD_HOST_DEVICE SPHAD_INLINE CRKAdjoint<S, D> gradient_adjoint(std::int64_t i,
+                                                                   const Vec<S, D>& x,
+                                                                   const S& w,
+                                                                   const Vec<S, D>& grad,
+                                                                   const Vec<S, D>& gbar) const {
+    using sphad::detail::convert_scalars;
+    const S a_i = convert_scalars<S>(a[i]);
+    const auto b_i = convert_scalars<Vec<S, D>>(b[i]);
+    const auto grad_a_i = convert_scalars<Vec<S, D>>(grad_a[i]);
+    const auto grad_b_i = convert_scalars<Mat<S, D, D>>(grad_b[i]);
+    const S linear = 1 + dot(b_i, x);
+    const S u = dot(gbar, b_i), v = dot(gbar, grad), s = dot(gbar, grad_a_i),
+            t = dot(gbar, grad_b_i * x);
+    const S aw = a_i * w;
+    const S linear_bar = a_i * v + w * s;
+    CRKAdjoint<S, D> out;
+    out.w = a_i * u + linear * s + a_i * t;
+    out.gradient = gbar * (a_i * linear);
+    out.a = w * u + linear * v + w * t;
+    out.b = gbar * aw + x * linear_bar;
+    out.grad_a = gbar * (linear * w);
+    out.grad_b = outer(gbar, x) * aw;
+    out.x = b_i * linear_bar + (transpose(grad_b_i) * gbar) * aw;
+    return out;
+  }
 
   /// This state with N tangent directions of A, B, ∇A and ∇B (each [N · Nq], direction-major).
   template <int N = 1>
@@ -103,6 +165,20 @@ struct Renormalization {
     return matrices[i] * g;
   }
   SPHAD_HOST_DEVICE SPHAD_INLINE std::int64_t size() const { return matrices.size; }
+
+  /// `apply`'s adjoint at query i for the gradient g and the cotangent ḡ of L g: the
+  /// gradient's Lᵀ ḡ and L's ḡ gᵀ.
+  template <class S>
+  struct Adjoint {
+    Vec<S, D> gradient;
+    Mat<S, D, D> matrix;
+  };
+  template <class S>
+  SPHAD_HOST_DEVICE SPHAD_INLINE Adjoint<S>
+  adjoint(std::int64_t i, const Vec<S, D>& g, const Vec<S, D>& gbar) const {
+    const auto l = sphad::detail::convert_scalars<Mat<S, D, D>>(matrices[i]);
+    return {transpose(l) * gbar, outer(gbar, g)};
+  }
 
   /// This state with N tangent directions of L ([N · Nq], direction-major).
   template <int N = 1>

@@ -62,7 +62,38 @@ struct SplitTerm {
   }
 };
 
-/// Whether F is a field (anything but NoField).
+/// What an operator's kernel part is: the kernel quantity W_ij (`value`, Density), Ŵ_ij
+/// (`corrected_value`, CRK applied) or Ĝ_ij (`corrected_gradient`, CRK and renormalization
+/// applied), or something else (`other`). The reverse pass differentiates the first three with
+/// the kernels' and the corrections' hand-written adjoints (ops/record.hpp, `KernelPartAdjoint`)
+/// instead of in dual numbers.
+enum class KernelPart { value, corrected_value, corrected_gradient, other };
+
+/// The kernel part of an operator that is the kernel quantity `Part` (one definition, which the
+/// reverse pass reads from `kernel_part_v`).
+template <KernelPart Part>
+struct KernelQuantity {
+  static constexpr KernelPart kernel_part_kind = Part;
+  template <class P>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto kernel_part(const P& p) {
+    if constexpr (Part == KernelPart::value) {
+      return p.w();
+    } else if constexpr (Part == KernelPart::corrected_value) {
+      return p.corrected_value();
+    } else {
+      static_assert(Part == KernelPart::corrected_gradient, "a kernel quantity");
+      return p.corrected_gradient();
+    }
+  }
+};
+
+/// Op's `KernelPart` (`other` unless it derives from `KernelQuantity`).
+template <class Op, class = void>
+inline constexpr KernelPart kernel_part_v = KernelPart::other;
+template <class Op>
+inline constexpr KernelPart kernel_part_v<Op, std::void_t<decltype(Op::kernel_part_kind)>> =
+    Op::kernel_part_kind;
+
 /// An operator whose combination factors as combine(p, G) = form(particle_part(p), G): the
 /// particle part is what the particle quantities make (a field-shaped coefficient), the form
 /// joins it with the kernel part. The reverse pass differentiates the two apart, each in its
@@ -78,6 +109,7 @@ struct FactoredCombine {
 /// The base of an operator whose combination does not factor (it reads the geometry too).
 struct NoFactoredCombine {};
 
+/// Whether F is a field (anything but NoField).
 template <class F>
 inline constexpr bool is_field_v = !std::is_same_v<F, NoField>;
 
@@ -94,7 +126,8 @@ struct FieldDerivative : OperatorBase<Kernel, Support> {
 /// ρ_i = Σ_j m_j W_ij; output [Nq]. Reads no densities, values or volumes (ref-operators §4.1).
 template <class Kernel, SupportScheme Support = SupportScheme::Gather>
 struct Density : detail::OperatorBase<Kernel, Support>,
-                 detail::SplitTerm<Density<Kernel, Support>> {
+                 detail::SplitTerm<Density<Kernel, Support>>,
+                 detail::KernelQuantity<detail::KernelPart::value> {
   static constexpr OperationProperties properties = Density::describe(Operation::Density);
   template <int D, class F>
   static constexpr bool accepts_field = true; // values are not read
@@ -103,10 +136,6 @@ struct Density : detail::OperatorBase<Kernel, Support>,
   static constexpr bool needs_values = false;
   template <int D, class T, class F>
   using output_t = T;
-  template <class P>
-  SPHAD_HOST_DEVICE SPHAD_INLINE static auto kernel_part(const P& p) {
-    return p.w();
-  }
   template <class P, class G>
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto combine(const P& p, const G& w) {
     return p.m_j * w;
@@ -116,7 +145,8 @@ struct Density : detail::OperatorBase<Kernel, Support>,
 /// f̃_i = Σ_j f_j V_j W_ij; output shaped like the field (ref-operators §4.2).
 template <class Kernel, SupportScheme Support = SupportScheme::Gather>
 struct Interpolate : detail::OperatorBase<Kernel, Support>,
-                     detail::SplitTerm<Interpolate<Kernel, Support>> {
+                     detail::SplitTerm<Interpolate<Kernel, Support>>,
+                     detail::KernelQuantity<detail::KernelPart::corrected_value> {
   static constexpr OperationProperties properties = Interpolate::describe(Operation::Interpolate);
   template <int D, class F>
   static constexpr bool accepts_field = detail::is_field_v<F>;
@@ -125,10 +155,6 @@ struct Interpolate : detail::OperatorBase<Kernel, Support>,
   static constexpr bool needs_values = true;
   template <int D, class T, class F>
   using output_t = F;
-  template <class P>
-  SPHAD_HOST_DEVICE SPHAD_INLINE static auto kernel_part(const P& p) {
-    return p.corrected_value();
-  }
   template <class P, class G>
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto combine(const P& p, const G& w) {
     return p.f_j * (p.volume_j * w);
@@ -142,16 +168,13 @@ template <class Kernel,
           SupportScheme Support = SupportScheme::Gather>
 struct Gradient : detail::FieldDerivative<Kernel, Support>,
                   detail::SplitTerm<Gradient<Kernel, Scheme, Support>>,
-                  detail::FactoredCombine<Gradient<Kernel, Scheme, Support>> {
+                  detail::FactoredCombine<Gradient<Kernel, Scheme, Support>>,
+                  detail::KernelQuantity<detail::KernelPart::corrected_gradient> {
   static constexpr OperationProperties properties = Gradient::describe(Operation::Gradient, Scheme);
   template <int D, class F>
   static constexpr bool accepts_field = detail::is_field_v<F>;
   template <int D, class T, class F>
   using output_t = decltype(detail::outer_with(std::declval<F>(), std::declval<Vec<T, D>>()));
-  template <class P>
-  SPHAD_HOST_DEVICE SPHAD_INLINE static auto kernel_part(const P& p) {
-    return p.corrected_gradient();
-  }
   template <class P>
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto particle_part(const P& p) {
     return detail::coefficient<Scheme>(p);
@@ -171,17 +194,14 @@ template <class Kernel,
           bool Consistent = false>
 struct Divergence : detail::FieldDerivative<Kernel, Support>,
                     detail::SplitTerm<Divergence<Kernel, Scheme, Support, Mode, Consistent>>,
-                    detail::FactoredCombine<Divergence<Kernel, Scheme, Support, Mode, Consistent>> {
+                    detail::FactoredCombine<Divergence<Kernel, Scheme, Support, Mode, Consistent>>,
+                    detail::KernelQuantity<detail::KernelPart::corrected_gradient> {
   static constexpr OperationProperties properties = Divergence::describe(
       Operation::Divergence, Scheme, LaplacianScheme::Brookshaw, Mode, Consistent);
   template <int D, class F>
   static constexpr bool accepts_field = detail::contractible<Mode, F, D>() && detail::is_field_v<F>;
   template <int D, class T, class F>
   using output_t = decltype(detail::contract<Mode>(std::declval<F>(), std::declval<Vec<T, D>>()));
-  template <class P>
-  SPHAD_HOST_DEVICE SPHAD_INLINE static auto kernel_part(const P& p) {
-    return p.corrected_gradient();
-  }
   template <class P>
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto particle_part(const P& p) {
     if constexpr (Consistent) {
@@ -203,16 +223,13 @@ template <class Kernel,
           SupportScheme Support = SupportScheme::Gather>
 struct Curl : detail::FieldDerivative<Kernel, Support>,
               detail::SplitTerm<Curl<Kernel, Scheme, Support>>,
-              detail::FactoredCombine<Curl<Kernel, Scheme, Support>> {
+              detail::FactoredCombine<Curl<Kernel, Scheme, Support>>,
+              detail::KernelQuantity<detail::KernelPart::corrected_gradient> {
   static constexpr OperationProperties properties = Curl::describe(Operation::Curl, Scheme);
   template <int D, class F>
   static constexpr bool accepts_field = detail::curlable<F, D>();
   template <int D, class T, class F>
   using output_t = decltype(detail::curl_term(std::declval<F>(), std::declval<Vec<T, D>>()));
-  template <class P>
-  SPHAD_HOST_DEVICE SPHAD_INLINE static auto kernel_part(const P& p) {
-    return p.corrected_gradient();
-  }
   template <class P>
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto particle_part(const P& p) {
     return detail::coefficient<Scheme>(p);

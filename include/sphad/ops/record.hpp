@@ -554,12 +554,169 @@ SPHAD_HOST_DEVICE SPHAD_INLINE void tangent_dots(S* out, const S* flat, const X&
   }
 }
 
+/// The number of directions CRK's A, B, ∇A and ∇B take (each where a `Variable`).
+template <class C>
+struct CRKLeaves {
+  static constexpr int a = 0, b = 0, grad_a = 0, grad_b = 0;
+};
+template <int D, class T, class A, class B, class GA, class GB>
+struct CRKLeaves<CRK<D, T, A, B, GA, GB>> {
+  static constexpr int a = seeded_leaves<A>(), b = seeded_leaves<B>(), grad_a = seeded_leaves<GA>(),
+                       grad_b = seeded_leaves<GB>();
+};
+
+/// x's scalars (in memory order) at g[at, at + leaf_count), when `Leaves` > 0.
+template <int Leaves, class S, class X>
+SPHAD_HOST_DEVICE SPHAD_INLINE void put_leaves(S* g, int at, const X& x) {
+  if constexpr (Leaves > 0) {
+    if constexpr (is_vec_v<X>) {
+      SPHAD_PRAGMA_UNROLL
+      for (int k = 0; k < X::dim; ++k) {
+        g[at + k] = x[k];
+      }
+    } else if constexpr (is_mat_v<X>) {
+      SPHAD_PRAGMA_UNROLL
+      for (int r = 0; r < X::rows; ++r) {
+        SPHAD_PRAGMA_UNROLL
+        for (int c = 0; c < X::cols; ++c) {
+          g[at + r * X::cols + c] = x(r, c);
+        }
+      }
+    } else {
+      g[at] = x;
+    }
+  }
+}
+
+/// The kernel part of a pair when it is a kernel quantity (W_ij, Ŵ_ij, Ĝ_ij: `KernelQuantity`),
+/// differentiated by hand instead of in dual numbers: the kernel's W_ij and ∇W_ij linearized
+/// once (`kernels::pair_linearization`), then CRK and renormalization transposed by their own
+/// adjoints (`CRK::gradient_adjoint`, `Renormalization::adjoint`). Its directions are the pass's
+/// kernel directions as `Directions` orders them: x_ij; the query's support, CRK's A, B, ∇A, ∇B
+/// and renormalization's L (each where a `Variable`, as `Corr` has them); the reference's
+/// support.
+template <class Op, class Dirs, class Corr, class S>
+struct KernelPartAdjoint {
+  using CRKType = decltype(Corr::crk);
+  using RenormalizationType = decltype(Corr::renormalization);
+  using Layout = CRKLeaves<CRKType>;
+  static constexpr bool has_crk = !std::is_same_v<CRKType, NoCRK>;
+  static constexpr bool has_renormalization =
+      !std::is_same_v<RenormalizationType, NoRenormalization>;
+  static constexpr int crk_at = Dirs::position + Dirs::kernel_query -
+                                query_side_leaves(static_cast<const CRKType*>(nullptr)) -
+                                query_side_leaves(static_cast<const RenormalizationType*>(nullptr));
+  static constexpr int support_leaves = crk_at - Dirs::position;
+  static_assert(support_leaves <= 1 && Dirs::kernel_reference <= 1, "one support per side");
+
+  /// What the kernel part's pair reads, in S: the pair vector and the linearized kernel.
+  template <class Pair>
+  struct Linear {
+    using K = typename Op::kernel_type;
+    static constexpr int D = decltype(Pair::x_ij)::dim;
+    std::int64_t i;
+    Vec<S, D> x_ij;
+    kernels::PairLinearization<Op::support, S, D> kernel;
+    primal_t<S> factor;
+    // The pair's kernel quantities as `Pair` has them (so CRK's own formulas apply).
+    SPHAD_HOST_DEVICE SPHAD_INLINE S w() const { return kernel.w() * factor; }
+    SPHAD_HOST_DEVICE SPHAD_INLINE Vec<S, D> gradient() const { return kernel.gradient() * factor; }
+  };
+  template <class Pair>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static Linear<Pair> linearize(const Pair& p) {
+    using L = Linear<Pair>;
+    const auto x = sphad::detail::convert_scalars<Vec<S, L::D>>(p.x_ij);
+    return {p.i, x, kernels::pair_linearization<typename L::K, Op::support>(x, S(p.h_i), S(p.h_j)),
+            p.factor};
+  }
+
+  /// The kernel part's value: Op::kernel_part(p) (bitwise, for plain scalars) from the
+  /// linearization, through the corrections' own formulas.
+  template <class Pair, class L>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto value(const Pair& p, const L& linear) {
+    if constexpr (kernel_part_v<Op> == KernelPart::value) {
+      return linear.w();
+    } else if constexpr (kernel_part_v<Op> == KernelPart::corrected_value) {
+      return p.corrections.crk.value(linear);
+    } else {
+      static_assert(kernel_part_v<Op> == KernelPart::corrected_gradient, "a kernel quantity");
+      return p.corrections.renormalization.apply(p.corrections.crk.gradient(linear), p.i);
+    }
+  }
+
+  /// g[0, Dirs::kernel): the kernel part's directions for its cotangent `bar` (shaped like it).
+  template <class Pair, class L, class Bar>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static void
+  directions(S* g, const Pair& p, const L& linear, const Bar& bar) {
+    SPHAD_PRAGMA_UNROLL
+    for (int k = 0; k < Dirs::kernel; ++k) {
+      g[k] = S(0); // a correction state the kernel part does not read (Density's CRK)
+    }
+    const auto& corrections = p.corrections;
+    if constexpr (kernel_part_v<Op> == KernelPart::corrected_gradient) {
+      auto gbar = bar; // Ĝ's cotangent, then CRK's gradient's
+      if constexpr (has_renormalization) {
+        const auto adjoint =
+            corrections.renormalization.adjoint(p.i, corrections.crk.gradient(linear), gbar);
+        put_leaves<query_side_leaves(static_cast<const RenormalizationType*>(nullptr))>(
+            g, crk_at + query_side_leaves(static_cast<const CRKType*>(nullptr)), adjoint.matrix);
+        gbar = adjoint.gradient;
+      }
+      if constexpr (has_crk) {
+        const auto crk =
+            corrections.crk.gradient_adjoint(p.i, linear.x_ij, linear.w(), linear.gradient(), gbar);
+        put_crk(g, crk);
+        put_kernel(g, linear.kernel.adjoint(crk.w * linear.factor, crk.gradient * linear.factor),
+                   crk.x);
+      } else {
+        put_kernel(g, linear.kernel.adjoint(gbar * linear.factor));
+      }
+    } else if constexpr (kernel_part_v<Op> == KernelPart::corrected_value && has_crk) {
+      const auto crk = corrections.crk.value_adjoint(p.i, linear.x_ij, linear.w(), bar);
+      put_crk(g, crk);
+      put_kernel(g, linear.kernel.adjoint(crk.w * linear.factor), crk.x);
+    } else {
+      (void)corrections;
+      put_kernel(g, linear.kernel.adjoint(bar * linear.factor));
+    }
+  }
+
+  template <class Adjoint>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static void put_crk(S* g, const Adjoint& crk) {
+    put_leaves<Layout::a>(g, crk_at, crk.a);
+    put_leaves<Layout::b>(g, crk_at + Layout::a, crk.b);
+    put_leaves<Layout::grad_a>(g, crk_at + Layout::a + Layout::b, crk.grad_a);
+    put_leaves<Layout::grad_b>(g, crk_at + Layout::a + Layout::b + Layout::grad_a, crk.grad_b);
+  }
+  /// x_ij's, h_i's and h_j's directions: the kernel's adjoints (x_ij's plus `x_direct`, where
+  /// the corrections read x_ij themselves).
+  template <class Adjoint, class X = std::nullptr_t>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static void
+  put_kernel(S* g, const Adjoint& kernel, const X& x_direct = nullptr) {
+    if constexpr (std::is_same_v<X, std::nullptr_t>) {
+      put_leaves<Dirs::position>(g, 0, kernel.x);
+    } else {
+      put_leaves<Dirs::position>(g, 0, kernel.x + x_direct);
+    }
+    put_leaves<support_leaves>(g, Dirs::position, kernel.h_i);
+    put_leaves<Dirs::kernel_reference>(g, Dirs::kernel_reference_begin, kernel.h_j);
+  }
+};
+
 /// A pair's directions by the operator's split term = combine(p, kernel_part(p)): the kernel
-/// part G (geometry, supports, CRK, renormalization) in `Dual<S, Dirs::kernel>`; the
-/// combination with the particle inputs (masses, densities, volumes, values, Ω) and G's scalars
-/// seeded, in `Dual<S, Dirs::particle + |G|>`, contracted with ȳ; then G's adjoint Ḡ contracted
-/// with G's tangents. Two narrow dual evaluations instead of one wide one.
-template <class Op, class Dirs, class S, class OutPrimal, class KernelEval, class ParticleEval>
+/// part G (geometry, supports, CRK, renormalization) in `Dual<S, Dirs::kernel>` — or, when it
+/// is a kernel quantity (`Linearized`: `KernelPartAdjoint`), in S with a hand-written adjoint;
+/// the combination with the particle inputs (masses, densities, volumes, values, Ω) and G's
+/// scalars seeded, in `Dual<S, Dirs::particle + |G|>`, contracted with ȳ; then G's adjoint Ḡ
+/// contracted with G's tangents (or passed to the hand-written adjoint). Two narrow evaluations
+/// instead of one wide one.
+template <class Op,
+          class Dirs,
+          class S,
+          class OutPrimal,
+          class KernelEval,
+          class ParticleEval,
+          class Linearized>
 struct SplitTermDirections {
   static constexpr int KK = Dirs::kernel;
   static constexpr int KP = Dirs::particle;
@@ -578,9 +735,34 @@ struct SplitTermDirections {
   }
   SPHAD_HOST_DEVICE SPHAD_INLINE void
   operator()(S* g, std::int64_t i, std::int32_t j, const Row& q, const OutPrimal& ybar_i) const {
-    const auto part = Op::kernel_part(kernel.make_pair(i, j, q.kernel));
-    const auto value = primal_part<Dual<S, KK>>(part);
-    constexpr int KG = leaf_count<std::remove_cv_t<decltype(value)>>();
+    const auto pair = kernel.make_pair(i, j, q.kernel);
+    if constexpr (!std::is_void_v<Linearized>) {
+      const auto linear = Linearized::linearize(pair);
+      const auto value = Linearized::value(pair, linear);
+      constexpr int KG = leaf_count<std::remove_cv_t<decltype(value)>>();
+      S gbar[KG];
+      particle_directions(g, gbar, i, j, q, ybar_i, value);
+      Linearized::directions(g, pair, linear, shaped_like(value, gbar));
+    } else {
+      const auto part = Op::kernel_part(pair);
+      const auto value = primal_part<Dual<S, KK>>(part);
+      constexpr int KG = leaf_count<std::remove_cv_t<decltype(value)>>();
+      S gbar[KG];
+      particle_directions(g, gbar, i, j, q, ybar_i, value);
+      tangent_dots<KK>(g, gbar, part);
+    }
+  }
+
+  /// The particle directions (g[KK, KK + KP)) and Ḡ (G's adjoint, flat) of pair (i, j) whose
+  /// kernel part has the value G.
+  template <class G, int KG>
+  SPHAD_HOST_DEVICE SPHAD_INLINE void particle_directions(S* g,
+                                                          S (&gbar)[KG],
+                                                          std::int64_t i,
+                                                          std::int32_t j,
+                                                          const Row& q,
+                                                          const OutPrimal& ybar_i,
+                                                          const G& value) const {
     if constexpr (uses_factored_v<Op, Dirs>) {
       // The coefficient c in Dual<S, KP> (the particle inputs seeded), then form(c, G) with c's
       // and G's scalars seeded, contracted with ȳ: c̄ and Ḡ; the directions are ⟨c̄, ∂c⟩ and
@@ -592,7 +774,10 @@ struct SplitTermDirections {
       S b[KF];
       contract_directions<KF>(b, ybar_i, Op::form(seed<KF>(cv, 0), seed<KF>(value, KCV)));
       tangent_dots<KP>(g + KK, b, c);
-      tangent_dots<KK>(g, b + KCV, part);
+      SPHAD_PRAGMA_UNROLL
+      for (int k = 0; k < KG; ++k) {
+        gbar[k] = b[KCV + k];
+      }
     } else {
       constexpr int KC = KP + KG;
       S a[KC];
@@ -602,7 +787,25 @@ struct SplitTermDirections {
       for (int k = 0; k < KP; ++k) {
         g[KK + k] = a[k];
       }
-      tangent_dots<KK>(g, a + KP, part);
+      SPHAD_PRAGMA_UNROLL
+      for (int k = 0; k < KG; ++k) {
+        gbar[k] = a[KP + k];
+      }
+    }
+  }
+
+  /// A flat adjoint as an element shaped like G (a scalar or a vector).
+  template <class G, int KG>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static G shaped_like(const G&, const S (&flat)[KG]) {
+    if constexpr (is_vec_v<G>) {
+      G out;
+      SPHAD_PRAGMA_UNROLL
+      for (int a = 0; a < KG; ++a) {
+        out[a] = flat[a];
+      }
+      return out;
+    } else {
+      return flat[0];
     }
   }
 };
@@ -904,10 +1107,14 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
       // targets index the pass's Dirs::total directions either way.
       constexpr bool split = splits_term_v<Op>;
       constexpr int KK = split ? Dirs::kernel : Dirs::total;
+      // A kernel part that is a kernel quantity is evaluated in S with its hand-written
+      // adjoint: its inputs are read untracked, their directions and targets assigned all the
+      // same.
+      constexpr bool linearized = split && kernel_part_v<Op> != KernelPart::other;
       const Untracked untracked;
       // x_i seeded (x_j plain) makes the pair vector's directions ∂/∂x_ij.
       const auto seed_positions = [&](const auto& view) {
-        if constexpr (Dirs::position > 0) {
+        if constexpr (Dirs::position > 0 && !linearized) {
           return SeedView<view_element_t<std::decay_t<decltype(view)>>, KK>(view.data, view.size,
                                                                             0);
         } else {
@@ -921,16 +1128,24 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
       }
       Seeder<KK, S, Exec> kernel_reference{tape, {}, Dirs::kernel_reference_begin};
       // The supports the operator reads (both, unless a split term under Gather or Scatter).
+      const auto kernel_input = [&](auto& seeder, const auto& view) {
+        if constexpr (linearized) {
+          (void)seeder(view);
+          return untracked(view);
+        } else {
+          return seeder(view);
+        }
+      };
       const auto query_supports = [&](const auto& view) {
         if constexpr (Dirs::reads_query_support) {
-          return kernel_query(view);
+          return kernel_input(kernel_query, view);
         } else {
           return untracked(view);
         }
       };
       const auto reference_supports = [&](const auto& view) {
         if constexpr (Dirs::reads_reference_support) {
-          return kernel_reference(view);
+          return kernel_input(kernel_reference, view);
         } else {
           return untracked(view);
         }
@@ -993,11 +1208,19 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
         }
       };
       if constexpr (split) {
+        // In this order (the seeders number the directions as they go): the query's support,
+        // the reference's, then the corrections' states, as `Directions` and
+        // `KernelPartAdjoint` lay them out.
+        const auto kernel_queries =
+            map_query_role(queries, seed_positions, query_supports, untracked);
+        const auto kernel_references =
+            map_reference_role(references, reference_supports, untracked);
+        const auto kernel_corrections = map_corrections(
+            corrections, [&](const auto& view) { return kernel_input(kernel_query, view); },
+            untracked, untracked);
         const auto kernel_eval =
-            evaluator(map_query_role(queries, seed_positions, query_supports, untracked),
-                      map_reference_role(references, reference_supports, untracked),
-                      untracked(query_values), untracked(reference_values),
-                      map_corrections(corrections, kernel_query, untracked, untracked), NoStore{});
+            evaluator(kernel_queries, kernel_references, untracked(query_values),
+                      untracked(reference_values), kernel_corrections, NoStore{});
         using Part = decltype(Op::kernel_part(kernel_eval.make_pair(0, 0, {})));
         // The particle inputs take directions [0, Dirs::particle) of Dual<S, KC> (G's scalars
         // the rest; a factored combination seeds them apart: KC = Dirs::particle), which are the
@@ -1013,8 +1236,11 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
         const auto rv = particle_reference(reference_values);
         const auto c = map_corrections(corrections, untracked, particle_query, particle_reference);
         const auto particle_eval = evaluator(q, r, qv, rv, c, NoStore{});
+        using Linearized =
+            std::conditional_t<linearized, KernelPartAdjoint<Op, Dirs, Corr, S>, void>;
         run(SplitTermDirections<Op, Dirs, S, OutPrimal, std::decay_t<decltype(kernel_eval)>,
-                                std::decay_t<decltype(particle_eval)>>{kernel_eval, particle_eval},
+                                std::decay_t<decltype(particle_eval)>, Linearized>{kernel_eval,
+                                                                                   particle_eval},
             particle_query, particle_reference);
       } else {
         Seeder<KK, S, Exec> particle_query{tape, {}, Dirs::kernel};
