@@ -89,6 +89,33 @@ pair_laplacian(const Vec<T, D>& x_ij, const A& h_i, const B& h_j) {
                           [&](const auto& h) SPHAD_LAMBDA_INLINE { return laplacian<K>(x_ij, h); });
 }
 
+/// The adjoints of h_i and h_j.
+template <class T>
+struct SupportAdjoint {
+  T h_i{};
+  T h_j{};
+};
+
+/// h̄_i and h̄_j from h_ij's adjoint h̄ under a scheme S that uses one (the transpose of
+/// `pair_support`): Gather h_i, Scatter h_j, MeanSymmetric half each, max the larger, h_i on a
+/// tie (decision A3).
+template <SupportScheme S, class T>
+SPHAD_HOST_DEVICE SPHAD_INLINE SupportAdjoint<T>
+pair_support_adjoint(const T& h_i, const T& h_j, const T& hbar) {
+  static_assert(!averages_evaluations_v<S>, "the averaging schemes use no h_ij");
+  SupportAdjoint<T> out;
+  if constexpr (S == SupportScheme::MeanSymmetric) {
+    out.h_i = hbar * primal_t<T>(0.5);
+    out.h_j = hbar * primal_t<T>(0.5);
+  } else if (S == SupportScheme::Gather ||
+             (S != SupportScheme::Scatter && value_of(h_i) >= value_of(h_j))) {
+    out.h_i = hbar;
+  } else {
+    out.h_j = hbar;
+  }
+  return out;
+}
+
 /// The adjoints of a pair quantity: its pair vector's and both supports'.
 template <class T, int D>
 struct PairAdjoint {
@@ -99,13 +126,13 @@ struct PairAdjoint {
 
 /// W_ij and ∇_i W_ij under scheme S evaluated once with what their adjoints need, from the
 /// single-support `KernelLinearization`s: the averaging schemes hold h_i's and h_j's, the
-/// others h_ij's and where h̄ goes (Gather to h_i, Scatter to h_j, MeanSymmetric half to each,
-/// max to the larger, h_i on a tie: decision A3) — the transpose of `evaluate_pair`'s tangents.
+/// others h_ij's, whose h̄ goes where h_ij came from (`pair_support_adjoint`) — the transpose of
+/// `evaluate_pair`'s tangents.
 template <SupportScheme S, class T, int D>
 struct PairLinearization {
   KernelLinearization<T, D> first{};  ///< at h_ij, or at h_i for the averaging schemes
   KernelLinearization<T, D> second{}; ///< at h_j for the averaging schemes
-  bool to_i = true;
+  T h_i{}, h_j{};
 
   /// W_ij, bitwise as `pair_value` computes it for plain scalars.
   SPHAD_HOST_DEVICE SPHAD_INLINE T w() const {
@@ -134,15 +161,10 @@ struct PairLinearization {
       out.h_i = a.h * primal_t<T>(0.5);
       out.h_j = b.h * primal_t<T>(0.5);
     } else {
+      const SupportAdjoint<T> h = pair_support_adjoint<S>(h_i, h_j, a.h);
       out.x = a.x;
-      if constexpr (S == SupportScheme::MeanSymmetric) {
-        out.h_i = a.h * primal_t<T>(0.5);
-        out.h_j = a.h * primal_t<T>(0.5);
-      } else if (to_i) {
-        out.h_i = a.h;
-      } else {
-        out.h_j = a.h;
-      }
+      out.h_i = h.h_i;
+      out.h_j = h.h_j;
     }
     return out;
   }
@@ -158,9 +180,9 @@ pair_linearization(const Vec<T, D>& x_ij, const T& h_i, const T& h_j) {
     out.second = linearize<K>(x_ij, h_j);
   } else {
     out.first = linearize<K>(x_ij, pair_support<S>(h_i, h_j));
-    out.to_i = S == SupportScheme::Gather ||
-               (S != SupportScheme::Scatter && value_of(h_i) >= value_of(h_j));
   }
+  out.h_i = h_i;
+  out.h_j = h_j;
   return out;
 }
 

@@ -64,10 +64,11 @@ struct SplitTerm {
 
 /// What an operator's kernel part is: the kernel quantity W_ij (`value`, Density), Ŵ_ij
 /// (`corrected_value`, CRK applied) or Ĝ_ij (`corrected_gradient`, CRK and renormalization
-/// applied), or something else (`other`). The reverse pass differentiates the first three with
-/// the kernels' and the corrections' hand-written adjoints (ops/record.hpp, `KernelPartAdjoint`)
-/// instead of in dual numbers.
-enum class KernelPart { value, corrected_value, corrected_gradient, other };
+/// applied); a form of x_ij, the pair support and Ĝ_ij with the operator's own transpose
+/// (`gradient_form`: `kernel_part_adjoint`); or something else (`other`). The reverse pass
+/// differentiates the first four with hand-written adjoints — the kernels', the corrections',
+/// the operator's — (ops/record.hpp, `KernelPartAdjoint`) instead of in dual numbers.
+enum class KernelPart { value, corrected_value, corrected_gradient, gradient_form, other };
 
 /// The kernel part of an operator that is the kernel quantity `Part` (one definition, which the
 /// reverse pass reads from `kernel_part_v`).
@@ -309,6 +310,50 @@ struct Laplacian
         return out;
       }
     }
+  }
+
+  static constexpr detail::KernelPart kernel_part_kind =
+      Scheme == LaplacianScheme::Brookshaw || Scheme == LaplacianScheme::Default
+          ? detail::KernelPart::gradient_form
+          : detail::KernelPart::other;
+
+  /// The adjoints of `kernel_part`'s inputs (Brookshaw, Default) for its cotangent L̄: with
+  /// m = Ĝ·x, d1 = r + 10⁻⁸ h and d2 = r + 10⁻¹² h the part is −2 m/d1² (Brookshaw) or
+  /// −2 m/(d1 d2) (Default), so Ĝ̄ = c L̄ x and x̄ = c L̄ Ĝ + (d̄1 + d̄2) x/r with c = −2/d1²
+  /// or −2/(d1 d2), d̄1 = 4 m L̄/d1³ (Brookshaw) or 2 m L̄/(d1² d2), d̄2 = 2 m L̄/(d1 d2²)
+  /// (Default), and h̄ = 10⁻⁸ d̄1 + 10⁻¹² d̄2; all zero at r = 0.
+  template <class T, int D>
+  struct FormAdjoint {
+    Vec<T, D> gradient{};
+    Vec<T, D> x{};
+    T support{};
+  };
+  template <class T, int D>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static FormAdjoint<T, D>
+  kernel_part_adjoint(const Vec<T, D>& x, const T& h_ij, const Vec<T, D>& g, const T& lbar) {
+    static_assert(kernel_part_kind == detail::KernelPart::gradient_form,
+                  "sphad::ops::Laplacian: the Brookshaw and Default kernel parts have a transpose");
+    const T r = safe_norm(x);
+    if (!(value_of(r) > 0)) {
+      return {};
+    }
+    const T inv_d1 = T(1) / (r + primal_t<T>(1e-8) * h_ij);
+    const T m = dot(g, x);
+    FormAdjoint<T, D> out;
+    T c, d1bar, d2bar(0);
+    if constexpr (Scheme == LaplacianScheme::Brookshaw) {
+      c = T(-2) * inv_d1 * inv_d1 * lbar;
+      d1bar = T(4) * m * inv_d1 * inv_d1 * inv_d1 * lbar;
+    } else {
+      const T inv_d2 = T(1) / (r + primal_t<T>(1e-12) * h_ij);
+      c = T(-2) * inv_d1 * inv_d2 * lbar;
+      d1bar = T(2) * m * inv_d1 * inv_d1 * inv_d2 * lbar;
+      d2bar = T(2) * m * inv_d1 * inv_d2 * inv_d2 * lbar;
+    }
+    out.gradient = x * c;
+    out.x = g * c + x * ((d1bar + d2bar) / r);
+    out.support = primal_t<T>(1e-8) * d1bar + primal_t<T>(1e-12) * d2bar;
+    return out;
   }
 
   /// q_ij: the field difference scaled by the scheme's particle weights.

@@ -71,13 +71,15 @@ struct Pair {
   SPHAD_HOST_DEVICE SPHAD_INLINE auto laplacian() const {
     return kernels::pair_laplacian<Kernel, Support>(x_ij, h_i, h_j) * factor;
   }
+  /// The scheme of the pair support: the averaging schemes use max(h_i, h_j).
+  static constexpr SupportScheme support_scheme =
+      Support == SupportScheme::KernelMeanSymmetric || Support == SupportScheme::SuperSymmetric
+          ? SupportScheme::PartialSymmetric
+          : Support;
   /// The pair support h_ij of the scheme (max(h_i, h_j) for the averaging schemes), used by
   /// the Laplacian's regularizers.
   SPHAD_HOST_DEVICE SPHAD_INLINE auto support() const {
-    return kernels::pair_support < Support == SupportScheme::KernelMeanSymmetric ||
-                   Support == SupportScheme::SuperSymmetric
-               ? SupportScheme::PartialSymmetric
-               : Support > (h_i, h_j);
+    return kernels::pair_support<support_scheme>(h_i, h_j);
   }
 };
 

@@ -609,75 +609,112 @@ struct KernelPartAdjoint {
   static constexpr int support_leaves = crk_at - Dirs::position;
   static_assert(support_leaves <= 1 && Dirs::kernel_reference <= 1, "one support per side");
 
-  /// What the kernel part's pair reads, in S: the pair vector and the linearized kernel.
+  /// The pair as the kernel part reads it, in S, its kernel linearized: the operator's own
+  /// `kernel_part` evaluates on it (W, Ĝ, the support through the pair's own rules).
   template <class Pair>
   struct Linear {
+    using scalar = S;
     using K = typename Op::kernel_type;
     static constexpr int D = decltype(Pair::x_ij)::dim;
     std::int64_t i;
     Vec<S, D> x_ij;
+    S h_i, h_j;
     kernels::PairLinearization<Op::support, S, D> kernel;
     primal_t<S> factor;
-    // The pair's kernel quantities as `Pair` has them (so CRK's own formulas apply).
+    const std::remove_reference_t<decltype(std::declval<const Pair&>().corrections)>& corrections;
     SPHAD_HOST_DEVICE SPHAD_INLINE S w() const { return kernel.w() * factor; }
     SPHAD_HOST_DEVICE SPHAD_INLINE Vec<S, D> gradient() const { return kernel.gradient() * factor; }
+    SPHAD_HOST_DEVICE SPHAD_INLINE auto corrected_value() const {
+      return corrections.crk.value(*this);
+    }
+    SPHAD_HOST_DEVICE SPHAD_INLINE auto corrected_gradient() const {
+      return corrections.renormalization.apply(corrections.crk.gradient(*this), i);
+    }
+    SPHAD_HOST_DEVICE SPHAD_INLINE S support() const {
+      return kernels::pair_support<Pair::support_scheme>(h_i, h_j);
+    }
   };
   template <class Pair>
   SPHAD_HOST_DEVICE SPHAD_INLINE static Linear<Pair> linearize(const Pair& p) {
     using L = Linear<Pair>;
     const auto x = sphad::detail::convert_scalars<Vec<S, L::D>>(p.x_ij);
-    return {p.i, x, kernels::pair_linearization<typename L::K, Op::support>(x, S(p.h_i), S(p.h_j)),
-            p.factor};
+    const S h_i(p.h_i), h_j(p.h_j);
+    return {p.i,
+            x,
+            h_i,
+            h_j,
+            kernels::pair_linearization<typename L::K, Op::support>(x, h_i, h_j),
+            p.factor,
+            p.corrections};
   }
 
-  /// The kernel part's value: Op::kernel_part(p) (bitwise, for plain scalars) from the
-  /// linearization, through the corrections' own formulas.
+  /// The kernel part's value: Op::kernel_part on the linearized pair (bitwise the plain pair's,
+  /// for plain scalars).
   template <class Pair, class L>
-  SPHAD_HOST_DEVICE SPHAD_INLINE static auto value(const Pair& p, const L& linear) {
-    if constexpr (kernel_part_v<Op> == KernelPart::value) {
-      return linear.w();
-    } else if constexpr (kernel_part_v<Op> == KernelPart::corrected_value) {
-      return p.corrections.crk.value(linear);
-    } else {
-      static_assert(kernel_part_v<Op> == KernelPart::corrected_gradient, "a kernel quantity");
-      return p.corrections.renormalization.apply(p.corrections.crk.gradient(linear), p.i);
-    }
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto value(const Pair&, const L& linear) {
+    return Op::kernel_part(linear);
   }
+
+  /// What a kernel part adds to the kernel's adjoints directly (a correction or a form reading
+  /// x_ij or the supports themselves).
+  template <int D>
+  struct Direct {
+    Vec<S, D> x{};
+    S h_i{};
+    S h_j{};
+  };
 
   /// g[0, Dirs::kernel): the kernel part's directions for its cotangent `bar` (shaped like it).
   template <class Pair, class L, class Bar>
   SPHAD_HOST_DEVICE SPHAD_INLINE static void
-  directions(S* g, const Pair& p, const L& linear, const Bar& bar) {
+  directions(S* g, const Pair&, const L& linear, const Bar& bar) {
     SPHAD_PRAGMA_UNROLL
     for (int k = 0; k < Dirs::kernel; ++k) {
       g[k] = S(0); // a correction state the kernel part does not read (Density's CRK)
     }
-    const auto& corrections = p.corrections;
     if constexpr (kernel_part_v<Op> == KernelPart::corrected_gradient) {
-      auto gbar = bar; // Ĝ's cotangent, then CRK's gradient's
-      if constexpr (has_renormalization) {
-        const auto adjoint =
-            corrections.renormalization.adjoint(p.i, corrections.crk.gradient(linear), gbar);
-        put_leaves<query_side_leaves(static_cast<const RenormalizationType*>(nullptr))>(
-            g, crk_at + query_side_leaves(static_cast<const CRKType*>(nullptr)), adjoint.matrix);
-        gbar = adjoint.gradient;
-      }
-      if constexpr (has_crk) {
-        const auto crk =
-            corrections.crk.gradient_adjoint(p.i, linear.x_ij, linear.w(), linear.gradient(), gbar);
-        put_crk(g, crk);
-        put_kernel(g, linear.kernel.adjoint(crk.w * linear.factor, crk.gradient * linear.factor),
-                   crk.x);
-      } else {
-        put_kernel(g, linear.kernel.adjoint(gbar * linear.factor));
-      }
+      gradient_directions(g, linear, bar, nullptr);
+    } else if constexpr (kernel_part_v<Op> == KernelPart::gradient_form) {
+      const auto form =
+          Op::kernel_part_adjoint(linear.x_ij, linear.support(), linear.corrected_gradient(), bar);
+      const auto h =
+          kernels::pair_support_adjoint<Pair::support_scheme>(linear.h_i, linear.h_j, form.support);
+      gradient_directions(g, linear, form.gradient, Direct<L::D>{form.x, h.h_i, h.h_j});
     } else if constexpr (kernel_part_v<Op> == KernelPart::corrected_value && has_crk) {
-      const auto crk = corrections.crk.value_adjoint(p.i, linear.x_ij, linear.w(), bar);
+      const auto crk = linear.corrections.crk.value_adjoint(linear.i, linear.x_ij, linear.w(), bar);
       put_crk(g, crk);
-      put_kernel(g, linear.kernel.adjoint(crk.w * linear.factor), crk.x);
+      put_kernel(g, linear.kernel.adjoint(crk.w * linear.factor), Direct<L::D>{crk.x});
+    } else {
+      put_kernel(g, linear.kernel.adjoint(bar * linear.factor), nullptr);
+    }
+  }
+
+  /// The directions of Ĝ_ij for its cotangent `gbar`, plus `direct`'s (a `Direct`, or
+  /// nullptr for none).
+  template <class L, class Extra>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static void
+  gradient_directions(S* g, const L& linear, Vec<S, L::D> gbar, const Extra& direct) {
+    const auto& corrections = linear.corrections;
+    if constexpr (has_renormalization) {
+      const auto adjoint =
+          corrections.renormalization.adjoint(linear.i, corrections.crk.gradient(linear), gbar);
+      put_leaves<query_side_leaves(static_cast<const RenormalizationType*>(nullptr))>(
+          g, crk_at + query_side_leaves(static_cast<const CRKType*>(nullptr)), adjoint.matrix);
+      gbar = adjoint.gradient;
+    }
+    if constexpr (has_crk) {
+      const auto crk = corrections.crk.gradient_adjoint(linear.i, linear.x_ij, linear.w(),
+                                                        linear.gradient(), gbar);
+      put_crk(g, crk);
+      Direct<L::D> total{crk.x};
+      if constexpr (!std::is_same_v<Extra, std::nullptr_t>) {
+        total = {direct.x + crk.x, direct.h_i, direct.h_j};
+      }
+      put_kernel(g, linear.kernel.adjoint(crk.w * linear.factor, crk.gradient * linear.factor),
+                 total);
     } else {
       (void)corrections;
-      put_kernel(g, linear.kernel.adjoint(bar * linear.factor));
+      put_kernel(g, linear.kernel.adjoint(gbar * linear.factor), direct);
     }
   }
 
@@ -688,18 +725,20 @@ struct KernelPartAdjoint {
     put_leaves<Layout::grad_a>(g, crk_at + Layout::a + Layout::b, crk.grad_a);
     put_leaves<Layout::grad_b>(g, crk_at + Layout::a + Layout::b + Layout::grad_a, crk.grad_b);
   }
-  /// x_ij's, h_i's and h_j's directions: the kernel's adjoints (x_ij's plus `x_direct`, where
-  /// the corrections read x_ij themselves).
-  template <class Adjoint, class X = std::nullptr_t>
+  /// x_ij's, h_i's and h_j's directions: the kernel's adjoints plus `direct`'s (a `Direct`, or
+  /// nullptr for none).
+  template <class Adjoint, class Extra>
   SPHAD_HOST_DEVICE SPHAD_INLINE static void
-  put_kernel(S* g, const Adjoint& kernel, const X& x_direct = nullptr) {
-    if constexpr (std::is_same_v<X, std::nullptr_t>) {
+  put_kernel(S* g, const Adjoint& kernel, const Extra& direct) {
+    if constexpr (std::is_same_v<Extra, std::nullptr_t>) {
       put_leaves<Dirs::position>(g, 0, kernel.x);
+      put_leaves<support_leaves>(g, Dirs::position, kernel.h_i);
+      put_leaves<Dirs::kernel_reference>(g, Dirs::kernel_reference_begin, kernel.h_j);
     } else {
-      put_leaves<Dirs::position>(g, 0, kernel.x + x_direct);
+      put_leaves<Dirs::position>(g, 0, kernel.x + direct.x);
+      put_leaves<support_leaves>(g, Dirs::position, kernel.h_i + direct.h_i);
+      put_leaves<Dirs::kernel_reference>(g, Dirs::kernel_reference_begin, kernel.h_j + direct.h_j);
     }
-    put_leaves<support_leaves>(g, Dirs::position, kernel.h_i);
-    put_leaves<Dirs::kernel_reference>(g, Dirs::kernel_reference_begin, kernel.h_j);
   }
 };
 
