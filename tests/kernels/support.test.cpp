@@ -43,6 +43,15 @@ constexpr Expected averaged{0.359371026062,  {-1.50047835981, -2.00063781307},
                             0.0822224132754, {-0.3205891023, -0.260732318644},
                             -3.40335554077};
 
+/// Calls check(std::integral_constant<S, scheme>) for every support scheme.
+template <class F>
+void for_each_scheme(const F& check) {
+  for (const S scheme : {S::Gather, S::Scatter, S::MeanSymmetric, S::KernelMeanSymmetric,
+                         S::SuperSymmetric, S::PartialSymmetric}) {
+    kernels::dispatch(scheme, check);
+  }
+}
+
 template <S Scheme>
 void check_scheme(const Expected& e) {
   INFO("scheme " << int(Scheme));
@@ -122,12 +131,7 @@ TEST_CASE("kernels: under every scheme the gradient and Hessian are derivatives 
     }
     CHECK(near(kernels::pair_laplacian<kernels::CubicSpline, Scheme>(xp, 0.5, 0.7), trace, 1e-12));
   };
-  kernels::dispatch(S::Gather, check);
-  kernels::dispatch(S::Scatter, check);
-  kernels::dispatch(S::MeanSymmetric, check);
-  kernels::dispatch(S::KernelMeanSymmetric, check);
-  kernels::dispatch(S::SuperSymmetric, check);
-  kernels::dispatch(S::PartialSymmetric, check);
+  for_each_scheme(check);
 }
 
 TEST_CASE("kernels: a linearized pair has the plain W_ij and grad W_ij, its adjoints are the "
@@ -190,12 +194,7 @@ TEST_CASE("kernels: a linearized pair has the plain W_ij and grad W_ij, its adjo
           CHECK(test::near(both.h_j, w_adjoint.h_j + g_adjoint.h_j, 1e-14, both_scale));
         }
       };
-      kernels::dispatch(S::Gather, check);
-      kernels::dispatch(S::Scatter, check);
-      kernels::dispatch(S::MeanSymmetric, check);
-      kernels::dispatch(S::KernelMeanSymmetric, check);
-      kernels::dispatch(S::SuperSymmetric, check);
-      kernels::dispatch(S::PartialSymmetric, check);
+      for_each_scheme(check);
     });
   });
 }

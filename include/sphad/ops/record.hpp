@@ -588,13 +588,14 @@ SPHAD_HOST_DEVICE SPHAD_INLINE void put_leaves(S* g, int at, const X& x) {
   }
 }
 
-/// The kernel part of a pair when it is a kernel quantity (W_ij, Ŵ_ij, Ĝ_ij: `KernelQuantity`),
-/// differentiated by hand instead of in dual numbers: the kernel's W_ij and ∇W_ij linearized
-/// once (`kernels::pair_linearization`), then CRK and renormalization transposed by their own
-/// adjoints (`CRK::gradient_adjoint`, `Renormalization::adjoint`). Its directions are the pass's
-/// kernel directions as `Directions` orders them: x_ij; the query's support, CRK's A, B, ∇A, ∇B
-/// and renormalization's L (each where a `Variable`, as `Corr` has them); the reference's
-/// support.
+/// The kernel part of a pair when it is a kernel quantity (W_ij, Ŵ_ij, Ĝ_ij: `KernelQuantity`)
+/// or a form around Ĝ_ij with its own transpose (`KernelPart::gradient_form`), differentiated by
+/// hand instead of in dual numbers: the kernel's W_ij and ∇W_ij linearized once
+/// (`kernels::pair_linearization`), then the form, renormalization and CRK transposed by their
+/// own adjoints (`kernel_part_adjoint`, `Renormalization::adjoint`, `CRK::gradient_adjoint`). Its
+/// directions are the pass's kernel directions as `Directions` orders them: x_ij; the query's
+/// support, CRK's A, B, ∇A, ∇B and renormalization's L (each where a `Variable`, as `Corr` has
+/// them); the reference's support.
 template <class Op, class Dirs, class Corr, class S>
 struct KernelPartAdjoint {
   using CRKType = decltype(Corr::crk);
@@ -618,8 +619,7 @@ struct KernelPartAdjoint {
     static constexpr int D = decltype(Pair::x_ij)::dim;
     std::int64_t i;
     Vec<S, D> x_ij;
-    S h_i, h_j;
-    kernels::PairLinearization<Op::support, S, D> kernel;
+    kernels::PairLinearization<Op::support, S, D> kernel; ///< holds h_i and h_j too
     primal_t<S> factor;
     const std::remove_reference_t<decltype(std::declval<const Pair&>().corrections)>& corrections;
     SPHAD_HOST_DEVICE SPHAD_INLINE S w() const { return kernel.w() * factor; }
@@ -631,28 +631,15 @@ struct KernelPartAdjoint {
       return corrections.renormalization.apply(corrections.crk.gradient(*this), i);
     }
     SPHAD_HOST_DEVICE SPHAD_INLINE S support() const {
-      return kernels::pair_support<Pair::support_scheme>(h_i, h_j);
+      return kernels::pair_support<Pair::support_scheme>(kernel.h_i, kernel.h_j);
     }
   };
   template <class Pair>
   SPHAD_HOST_DEVICE SPHAD_INLINE static Linear<Pair> linearize(const Pair& p) {
     using L = Linear<Pair>;
     const auto x = sphad::detail::convert_scalars<Vec<S, L::D>>(p.x_ij);
-    const S h_i(p.h_i), h_j(p.h_j);
-    return {p.i,
-            x,
-            h_i,
-            h_j,
-            kernels::pair_linearization<typename L::K, Op::support>(x, h_i, h_j),
-            p.factor,
-            p.corrections};
-  }
-
-  /// The kernel part's value: Op::kernel_part on the linearized pair (bitwise the plain pair's,
-  /// for plain scalars).
-  template <class Pair, class L>
-  SPHAD_HOST_DEVICE SPHAD_INLINE static auto value(const Pair&, const L& linear) {
-    return Op::kernel_part(linear);
+    return {p.i, x, kernels::pair_linearization<typename L::K, Op::support>(x, S(p.h_i), S(p.h_j)),
+            p.factor, p.corrections};
   }
 
   /// What a kernel part adds to the kernel's adjoints directly (a correction or a form reading
@@ -677,8 +664,8 @@ struct KernelPartAdjoint {
     } else if constexpr (kernel_part_v<Op> == KernelPart::gradient_form) {
       const auto form =
           Op::kernel_part_adjoint(linear.x_ij, linear.support(), linear.corrected_gradient(), bar);
-      const auto h =
-          kernels::pair_support_adjoint<Pair::support_scheme>(linear.h_i, linear.h_j, form.support);
+      const auto h = kernels::pair_support_adjoint<Pair::support_scheme>(
+          linear.kernel.h_i, linear.kernel.h_j, form.support);
       gradient_directions(g, linear, form.gradient, Direct<L::D>{form.x, h.h_i, h.h_j});
     } else if constexpr (kernel_part_v<Op> == KernelPart::corrected_value && has_crk) {
       const auto crk = linear.corrections.crk.value_adjoint(linear.i, linear.x_ij, linear.w(), bar);
@@ -777,7 +764,7 @@ struct SplitTermDirections {
     const auto pair = kernel.make_pair(i, j, q.kernel);
     if constexpr (!std::is_void_v<Linearized>) {
       const auto linear = Linearized::linearize(pair);
-      const auto value = Linearized::value(pair, linear);
+      const auto value = Op::kernel_part(linear); // bitwise the plain pair's, for plain scalars
       constexpr int KG = leaf_count<std::remove_cv_t<decltype(value)>>();
       S gbar[KG];
       particle_directions(g, gbar, i, j, q, ybar_i, value);
