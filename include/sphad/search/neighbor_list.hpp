@@ -159,6 +159,9 @@ T validate_search(const Exec& exec,
   validate_values(exec, references, function, "references");
   const T h_q = largest_support(exec, queries, options.max_support);
   const T h_r = largest_support(exec, references, options.max_support);
+  // On CUDA an infinite support shows first here (NaN is flagged by the count pass).
+  SPHAD_REQUIRE(std::isfinite(h_q), function, "queries", "has a non-finite support");
+  SPHAD_REQUIRE(std::isfinite(h_r), function, "references", "has a non-finite support");
   const T radius = max_search_radius<S>(h_q, h_r) + options.skin;
   validate_periodic_radius(domain, std::fmax(h_q, h_r) + options.skin, function);
   return radius;
