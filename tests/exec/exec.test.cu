@@ -18,3 +18,20 @@ TEST_CASE("exec::cuda: work on a caller's stream completes at fence", "[exec][cu
   REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
   REQUIRE(cudaStreamDestroy(stream) == cudaSuccess);
 }
+
+TEST_CASE("exec::cuda: the device's memory pool keeps what sphad frees", "[exec][cuda]") {
+  const sphad::exec::cuda exec{};
+  { const sphad::Buffer<double, sphad::exec::cuda> freed(exec, 1 << 20); }
+  sphad::exec::fence(exec); // a synchronization would release it under the default threshold
+  int device = 0;
+  REQUIRE(cudaGetDevice(&device) == cudaSuccess);
+  cudaMemPool_t pool = nullptr;
+  REQUIRE(cudaDeviceGetMemPool(&pool, device) == cudaSuccess);
+  std::uint64_t threshold = 0, reserved = 0;
+  REQUIRE(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold) ==
+          cudaSuccess);
+  REQUIRE(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved) ==
+          cudaSuccess);
+  CHECK(threshold == ~std::uint64_t(0));
+  CHECK(reserved >= std::uint64_t(8) << 20);
+}

@@ -24,7 +24,8 @@ namespace sphad {
 /// An owning, move-only array of `n` elements of `T` in the memory space of `Exec`. Its
 /// elements are left uninitialized (fill them with `exec::fill`). Host buffers use ordinary
 /// heap memory; CUDA buffers are allocated and freed stream-ordered on the space's stream
-/// (`cudaMallocAsync`/`cudaFreeAsync`), so creating one never synchronizes the device.
+/// (`cudaMallocAsync`/`cudaFreeAsync`), so creating one never synchronizes the device; the
+/// device's pool keeps freed memory for the next allocation (see `exec::cuda`).
 /// @tparam T     a trivially copyable element type.
 /// @tparam Exec  `exec::host` or `exec::cuda`.
 template <class T, class Exec>
@@ -70,6 +71,7 @@ public:
   Buffer(const exec::cuda& exec, std::int64_t n) : stream_(exec.stream), size_(n) {
     SPHAD_REQUIRE(n >= 0, "Buffer", "n", detail::concat("negative size (got ", n, ")"));
     if (n > 0) {
+      detail::keep_freed_pool_memory();
       void* p = nullptr;
       detail::check_cuda(cudaMallocAsync(&p, sizeof(T) * static_cast<std::size_t>(n), stream_),
                          "cudaMallocAsync");
