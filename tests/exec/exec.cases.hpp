@@ -112,11 +112,13 @@ TEST_CASE("exec::stable_sort_by_key: sorts keys and keeps equal keys in input or
       expected_keys[i] = keys[std::size_t(expected[i])];
     }
 
-    auto k = upload(exec, keys);
-    auto v = upload(exec, index);
-    exec::stable_sort_by_key(exec, k.data(), v.data(), n);
-    CHECK(download(exec, k) == expected_keys);
-    CHECK(download(exec, v) == expected);
+    for (const int key_bits : {32, 10}) { // every key is below 997 < 2^10
+      auto k = upload(exec, keys);
+      auto v = upload(exec, index);
+      exec::stable_sort_by_key(exec, k.data(), v.data(), n, key_bits);
+      CHECK(download(exec, k) == expected_keys);
+      CHECK(download(exec, v) == expected);
+    }
   }
 }
 
@@ -176,6 +178,10 @@ TEST_CASE("exec: negative sizes are rejected before any work", "[exec][errors]")
                     Catch::Matchers::Contains("sphad::exclusive_scan: argument `n`: negative"));
   CHECK_THROWS_WITH(exec::stable_sort_by_key(exec, a.data(), a.data(), -1),
                     Catch::Matchers::Contains("argument `n`"));
+  for (const int key_bits : {0, 33}) {
+    CHECK_THROWS_WITH(exec::stable_sort_by_key(exec, a.data(), a.data(), 4, key_bits),
+                      Catch::Matchers::Contains("argument `key_bits`: must be in [1, 32]"));
+  }
   CHECK_THROWS_WITH(exec::fill(exec, a.data(), -1, 0), Catch::Matchers::Contains("`n`"));
   CHECK_THROWS_WITH(exec::copy(exec, a.data(), a.data(), -1), Catch::Matchers::Contains("`n`"));
   CHECK_THROWS_WITH((Buffer<int, test::Exec>(exec, -3)),

@@ -31,18 +31,32 @@ namespace sphad::exec {
 /// synchronization.
 /// @tparam K  an integral key type (cell keys); signed keys sort by their signed value.
 /// @tparam V  a trivially copyable payload (typically the original index).
+/// @param key_bits  when every key lies in [0, 2^key_bits): CUDA sorts those bits alone (fewer
+///        passes); the host skips the digits every key shares by itself. The keys' width by
+///        default.
 template <class K, class V>
-void stable_sort_by_key(const host&, K* keys, V* values, std::int64_t n) {
+void stable_sort_by_key(
+    const host&, K* keys, V* values, std::int64_t n, int key_bits = int(sizeof(K)) * CHAR_BIT) {
   static_assert(std::is_integral_v<K>, "sphad::exec::stable_sort_by_key: keys must be integral");
   SPHAD_REQUIRE(n >= 0, "stable_sort_by_key", "n", detail::concat("negative (got ", n, ")"));
+  SPHAD_REQUIRE(key_bits > 0 && key_bits <= int(sizeof(K)) * CHAR_BIT, "stable_sort_by_key",
+                "key_bits",
+                detail::concat("must be in [1, ", sizeof(K) * CHAR_BIT, "] (got ", key_bits, ")"));
   detail::radix_sort_pairs(keys, values, n);
 }
 
 #if defined(__CUDACC__)
 template <class K, class V>
-void stable_sort_by_key(const cuda& exec, K* keys, V* values, std::int64_t n) {
+void stable_sort_by_key(const cuda& exec,
+                        K* keys,
+                        V* values,
+                        std::int64_t n,
+                        int key_bits = int(sizeof(K)) * CHAR_BIT) {
   static_assert(std::is_integral_v<K>, "sphad::exec::stable_sort_by_key: keys must be integral");
   SPHAD_REQUIRE(n >= 0, "stable_sort_by_key", "n", detail::concat("negative (got ", n, ")"));
+  SPHAD_REQUIRE(key_bits > 0 && key_bits <= int(sizeof(K)) * CHAR_BIT, "stable_sort_by_key",
+                "key_bits",
+                detail::concat("must be in [1, ", sizeof(K) * CHAR_BIT, "] (got ", key_bits, ")"));
   if (n == 0) {
     return;
   }
@@ -50,7 +64,9 @@ void stable_sort_by_key(const cuda& exec, K* keys, V* values, std::int64_t n) {
   Buffer<V, cuda> values_alternate(exec, n);
   cub::DoubleBuffer<K> key_buffers(keys, keys_alternate.data());
   cub::DoubleBuffer<V> value_buffers(values, values_alternate.data());
-  constexpr int bits = int(sizeof(K)) * CHAR_BIT;
+  // Non-negative keys below 2^key_bits need no more bits, signed or not (CUB flips only the
+  // sign bit, which is then clear for all).
+  const int bits = key_bits;
   std::size_t bytes = 0;
   detail::check_cuda(cub::DeviceRadixSort::SortPairs(nullptr, bytes, key_buffers, value_buffers, n,
                                                      0, bits, exec.stream),

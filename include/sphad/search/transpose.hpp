@@ -128,7 +128,11 @@ inline void group_by_neighbor(const exec::cuda& exec,
   Buffer<std::int32_t, exec::cuda> keys(exec, pairs);
   exec::copy(exec, neighbors, keys.data(), pairs);
   exec::for_each_index(exec, pairs, EntryIndex{entries});
-  exec::stable_sort_by_key(exec, keys.data(), entries, pairs);
+  int key_bits = 1; // the keys are references' indices, below num_references
+  while (key_bits < 31 && (std::int64_t(1) << key_bits) < num_references) {
+    ++key_bits;
+  }
+  exec::stable_sort_by_key(exec, keys.data(), entries, pairs, key_bits);
   exec::for_each_index(exec, num_references + 1, FirstEntryOf{keys.data(), pairs, offsets});
 }
 #endif
