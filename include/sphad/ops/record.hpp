@@ -179,12 +179,28 @@ struct GradientTargets {
   static constexpr int capacity = 10;
   GradientTarget<S> targets[capacity];
   int count = 0;
-  SPHAD_HOST_DEVICE SPHAD_INLINE void add(std::int64_t index, const S* g) const {
+  /// Adds g's directions [offset, offset + leaves) of each target at row `index`. On a GPU g is
+  /// read at constant positions only (the loop over them unrolled, the target's range tested):
+  /// indexed by the targets' run-time offsets the caller's accumulator lives in local memory,
+  /// a round trip per pair (the Density sweep on an H200: 6.7 → 6.2 ms). On the host the
+  /// run-time form measured 3–5 % faster (the accumulator in registers crowds the pair's own).
+  template <int K>
+  SPHAD_HOST_DEVICE SPHAD_INLINE void add(std::int64_t index, const S (&g)[K]) const {
     for (int t = 0; t < count; ++t) {
       const GradientTarget<S>& target = targets[t];
-      for (int c = 0; c < target.leaves; ++c) {
-        target.data[index * target.stride + c] += g[target.offset + c];
+      S* row = target.data + index * target.stride;
+#if defined(__CUDA_ARCH__)
+      SPHAD_PRAGMA_UNROLL
+      for (int c = 0; c < K; ++c) {
+        if (c >= target.offset && c < target.offset + target.leaves) {
+          row[c - target.offset] += g[c];
+        }
       }
+#else
+      for (int c = 0; c < target.leaves; ++c) {
+        row[c] += g[target.offset + c];
+      }
+#endif
     }
   }
 };
