@@ -3,6 +3,8 @@
 # On a machine with an NVIDIA GPU: configure the CUDA preset, build, run every test (host and
 # CUDA) and the benchmarks, and copy logs and benchmark JSON into RESULTS_DIR.
 # Usage: scripts/gpu-check.sh [RESULTS_DIR]   (default ./gpu-results). Finishes in minutes.
+# With .gpu/ present (scripts/stage-gpu-binaries.sh, run on a build machine and carried along)
+# it runs those prebuilt CUDA tests and benchmarks instead of building: about a minute.
 # Without network access, run scripts/stage-gpu-deps.sh on a Debian machine first and bring
 # .deps/ along: Catch2 and Google Benchmark are then taken from there.
 set -uo pipefail
@@ -11,19 +13,6 @@ results=$(realpath -m "${1:-./gpu-results}")
 mkdir -p "$results"
 export PATH="$PATH:/usr/local/cuda/bin"
 status=0
-
-configure_args=()
-if [ -d .deps ]; then
-  configure_args+=("-DCMAKE_PREFIX_PATH=$PWD/.deps")
-  export LD_LIBRARY_PATH="$PWD/.deps/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
-elif command -v apt-get >/dev/null 2>&1; then
-  bash scripts/install-deps.sh || true
-fi
-
-{
-  nvidia-smi || true
-  nvcc --version || true
-} >"$results/machine.txt" 2>&1
 
 step() { # step NAME COMMAND...: runs, logs to RESULTS_DIR/NAME.log, remembers failures
   local name=$1
@@ -35,6 +24,35 @@ step() { # step NAME COMMAND...: runs, logs to RESULTS_DIR/NAME.log, remembers f
   fi
   tail -n 3 "$results/$name.log"
 }
+
+{
+  nvidia-smi || true
+  nvcc --version || true
+} >"$results/machine.txt" 2>&1
+
+if [ -d .gpu ]; then
+  export LD_LIBRARY_PATH="$PWD/.gpu/lib:${LD_LIBRARY_PATH:-}"
+  run_tests() { # every prebuilt test into one log (the results come back as few files)
+    local failed=0
+    for test in .gpu/sphad_test_*; do
+      echo "== $test"
+      timeout 300 "$test" || failed=1
+    done
+    return $failed
+  }
+  step cuda_tests run_tests
+  step sphad_bench_cuda .gpu/sphad_bench_cuda --benchmark_min_time=0.2 \
+    --benchmark_out="$results/sphad_bench_cuda.json" --benchmark_out_format=json
+  exit $status
+fi
+
+configure_args=()
+if [ -d .deps ]; then
+  configure_args+=("-DCMAKE_PREFIX_PATH=$PWD/.deps")
+  export LD_LIBRARY_PATH="$PWD/.deps/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
+elif command -v apt-get >/dev/null 2>&1; then
+  bash scripts/install-deps.sh || true
+fi
 
 step configure cmake --preset cuda "${configure_args[@]}"
 step build cmake --build --preset cuda -j "$(nproc)"
