@@ -23,6 +23,18 @@
 /// \file
 /// \brief Stable sort of (key, value) pairs by integral key.
 
+namespace sphad::detail {
+/// What both spaces' sorts check before any work.
+template <class K>
+void check_sort_arguments(std::int64_t n, int key_bits) {
+  static_assert(std::is_integral_v<K>, "sphad::exec::stable_sort_by_key: keys must be integral");
+  SPHAD_REQUIRE(n >= 0, "stable_sort_by_key", "n", concat("negative (got ", n, ")"));
+  SPHAD_REQUIRE(key_bits > 0 && key_bits <= int(sizeof(K)) * CHAR_BIT, "stable_sort_by_key",
+                "key_bits",
+                concat("must be in [1, ", sizeof(K) * CHAR_BIT, "] (got ", key_bits, ")"));
+}
+} // namespace sphad::detail
+
 namespace sphad::exec {
 
 /// Sorts `keys[0, n)` ascending in place and applies the same permutation to `values[0, n)`.
@@ -37,11 +49,7 @@ namespace sphad::exec {
 template <class K, class V>
 void stable_sort_by_key(
     const host&, K* keys, V* values, std::int64_t n, int key_bits = int(sizeof(K)) * CHAR_BIT) {
-  static_assert(std::is_integral_v<K>, "sphad::exec::stable_sort_by_key: keys must be integral");
-  SPHAD_REQUIRE(n >= 0, "stable_sort_by_key", "n", detail::concat("negative (got ", n, ")"));
-  SPHAD_REQUIRE(key_bits > 0 && key_bits <= int(sizeof(K)) * CHAR_BIT, "stable_sort_by_key",
-                "key_bits",
-                detail::concat("must be in [1, ", sizeof(K) * CHAR_BIT, "] (got ", key_bits, ")"));
+  detail::check_sort_arguments<K>(n, key_bits);
   detail::radix_sort_pairs(keys, values, n);
 }
 
@@ -52,11 +60,7 @@ void stable_sort_by_key(const cuda& exec,
                         V* values,
                         std::int64_t n,
                         int key_bits = int(sizeof(K)) * CHAR_BIT) {
-  static_assert(std::is_integral_v<K>, "sphad::exec::stable_sort_by_key: keys must be integral");
-  SPHAD_REQUIRE(n >= 0, "stable_sort_by_key", "n", detail::concat("negative (got ", n, ")"));
-  SPHAD_REQUIRE(key_bits > 0 && key_bits <= int(sizeof(K)) * CHAR_BIT, "stable_sort_by_key",
-                "key_bits",
-                detail::concat("must be in [1, ", sizeof(K) * CHAR_BIT, "] (got ", key_bits, ")"));
+  detail::check_sort_arguments<K>(n, key_bits);
   if (n == 0) {
     return;
   }
