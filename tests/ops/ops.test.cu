@@ -338,6 +338,24 @@ TEST_CASE("ops: device reverse-mode gradients equal the host ones, are bitwise r
     CHECK(agree(gh, dh));
     CHECK(agree(gm, dm));
     CHECK(agree(gf, df));
+    // Query and reference filters in the device sweep's lanes (fluid to fluid: kinds 1 and 2
+    // drop out on both sides): device = host.
+    const auto filtered = [&](auto& tape, auto& xs, const auto& set, const auto& list,
+                              const double* seed_data) {
+      const Variable<Vec<double, 2>> xv(xs.data(), n);
+      const auto tracked = set.with_positions(xv);
+      ApplyOptions<double> options;
+      options.direction = OperationDirection::FluidToFluid;
+      const auto rho =
+          record<Density>(tape, tracked, tracked, domain, list, Span<const ops::NoField>{},
+                          Span<const ops::NoField>{}, options);
+      tape.backward(rho, Span<const double>{seed_data, n});
+      return tape.gradient(xv);
+    };
+    Tape<exec::host> host_filtered(host);
+    Tape<exec::cuda> device_filtered(device);
+    CHECK(agree(filtered(host_filtered, xh, host_set, host_list, f.data()),
+                filtered(device_filtered, x, device_set, device_list, fd.data())));
     const auto bytes_of = [&](const auto& s) {
       const auto v = exec::to_host(device, s.data, s.size);
       std::vector<unsigned char> out(v.size() * sizeof(v[0]));
