@@ -22,5 +22,4 @@ for target in "${targets[@]}"; do
   ldd "$binary" | awk '/=> \// {print $3}' | grep -Ev '/lib(c|m|dl|pthread|rt|cuda)\.so' |
     xargs -r cp -Lf -t .gpu/lib/
 done
-grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >>.git/info/exclude
 du -sh .gpu
