@@ -231,11 +231,19 @@ struct Evaluate {
     return q;
   }
 
+  /// V_j as the pair terms read it: reference j's volume, or m_j/ρ_j without volumes.
+  SPHAD_HOST_DEVICE SPHAD_INLINE typename S::volume reference_volume(std::int32_t j) const {
+    using V = typename S::volume;
+    return references.volumes.size > 0
+               ? read<V>(references.volumes, j)
+               : V(safe_divide(read<typename S::mass>(references.masses, j),
+                               read_optional<typename S::density>(references.densities, j)));
+  }
+
   /// The pair (query i, reference j) as the operator's term reads it.
   SPHAD_HOST_DEVICE SPHAD_INLINE auto
   make_pair(std::int64_t i, std::int32_t j, const QueryInputs& q) const {
     using Rho = typename S::density;
-    using V = typename S::volume;
     const auto rho_j = read_optional<Rho>(references.densities, j);
     const auto m_j = read<typename S::mass>(references.masses, j);
     Pair<typename Op::kernel_type, Op::support, D, S, F, Corr> pair{
@@ -248,7 +256,7 @@ struct Evaluate {
         m_j,
         q.rho,
         rho_j,
-        references.volumes.size > 0 ? read<V>(references.volumes, j) : V(safe_divide(m_j, rho_j)),
+        reference_volume(j),
         q.f,
         F{},
         factor};

@@ -1125,6 +1125,16 @@ void for_each_row_chunk(const std::int64_t* offsets,
   }
 }
 
+/// V_j of every reference as `Eval`'s pairs read it (`Evaluate::reference_volume`).
+template <class Eval, class V>
+struct ReferenceVolumes {
+  Eval evaluate;
+  V* out;
+  SPHAD_HOST_DEVICE SPHAD_INLINE void operator()(std::int64_t j) const {
+    out[j] = evaluate.reference_volume(std::int32_t(j));
+  }
+};
+
 /// One recorded operator launch.
 template <class Op,
           class Exec,
@@ -1208,6 +1218,27 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
         c,
         store,
         false};
+  }
+
+  /// `evaluate` whose pairs read V_j from an array made once per reference (kept in `kept`)
+  /// when V_j is m_j/ρ_j in dual numbers (masses or densities tracked, volumes not given or not
+  /// tracked): the same duals, bitwise, without a dual division per pair. Otherwise `evaluate`.
+  template <class Eval, class Kept>
+  auto with_volumes_once(const Eval& evaluate, Kept& kept, const Exec& exec) const {
+    using V = typename Eval::S::volume;
+    if constexpr (!std::is_same_v<V, primal_t<V>> && !std::is_same_v<V, S> &&
+                  !is_variable_v<decltype(References::volumes)>) {
+      const std::int64_t n = evaluate.references.size();
+      kept = Buffer<V, Exec>(exec, n);
+      exec::for_each_index(exec, n, ReferenceVolumes<Eval, V>{evaluate, kept.data()});
+      return evaluator(
+          evaluate.queries, evaluate.references.with_volumes(Span<const V>{kept.data(), n}),
+          evaluate.query_values, evaluate.reference_values, evaluate.corrections, NoStore{});
+    } else {
+      (void)kept;
+      (void)exec;
+      return evaluate;
+    }
   }
 
   void backward(Tape<Exec>& tape) const override {
@@ -1375,7 +1406,9 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
         const auto r = map_reference_role(references, untracked, particle_reference);
         const auto rv = particle_reference(reference_values);
         const auto c = map_corrections(corrections, untracked, particle_query, particle_reference);
-        const auto particle_eval = evaluator(q, r, qv, rv, c, NoStore{});
+        Buffer<typename decltype(evaluator(q, r, qv, rv, c, NoStore{}))::S::volume, Exec> volumes;
+        const auto particle_eval =
+            with_volumes_once(evaluator(q, r, qv, rv, c, NoStore{}), volumes, tape.exec());
         using Linearized =
             std::conditional_t<linearized, KernelPartAdjoint<Op, Dirs, Corr, S>, void>;
         run(SplitTermDirections<Op, Dirs, S, OutPrimal, std::decay_t<decltype(kernel_eval)>,
@@ -1391,7 +1424,9 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
         const auto rv = particle_reference(reference_values);
         const auto c =
             map_corrections(corrections, kernel_query, particle_query, particle_reference);
-        const auto evaluate = evaluator(q, r, qv, rv, c, NoStore{});
+        Buffer<typename decltype(evaluator(q, r, qv, rv, c, NoStore{}))::S::volume, Exec> volumes;
+        const auto evaluate =
+            with_volumes_once(evaluator(q, r, qv, rv, c, NoStore{}), volumes, tape.exec());
         run(WholeTermDirections<Dirs, S, OutPrimal, std::decay_t<decltype(evaluate)>>{evaluate},
             particle_query, particle_reference);
       }
