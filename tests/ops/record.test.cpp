@@ -726,6 +726,31 @@ TEST_CASE("record: coincident distinct particles and an isolated one have finite
   CHECK(g[4][1] == 0.0);
 }
 
+TEST_CASE("references_are_near: references within a few indices of their queries are near, "
+          "scattered ones are not (the host sweep prefetches only those)",
+          "[record]") {
+  constexpr std::int64_t n = 100000, per_row = 4;
+  std::vector<std::int64_t> offsets(n + 1);
+  std::vector<std::int32_t> near, far;
+  for (std::int64_t i = 0; i < n; ++i) {
+    offsets[std::size_t(i) + 1] = (i + 1) * per_row;
+    for (std::int64_t k = 0; k < per_row; ++k) {
+      near.push_back(std::int32_t(std::min(n - 1, std::max<std::int64_t>(0, i - 1 + k * 300))));
+      far.push_back(std::int32_t((i * 7919 + k * 31337) % n));
+    }
+  }
+  CHECK(ops::detail::references_are_near(offsets.data(), near.data(), n));
+  CHECK_FALSE(ops::detail::references_are_near(offsets.data(), far.data(), n));
+  // One far reference in four is too many; no queries or no pairs are near (nothing to fetch).
+  for (std::size_t e = 0; e < near.size(); e += 4) {
+    near[e] = far[e];
+  }
+  CHECK_FALSE(ops::detail::references_are_near(offsets.data(), near.data(), n));
+  CHECK(ops::detail::references_are_near(offsets.data(), near.data(), 0));
+  const std::vector<std::int64_t> no_pairs(n + 1, 0);
+  CHECK(ops::detail::references_are_near(no_pairs.data(), near.data(), n));
+}
+
 TEST_CASE("transpose_neighbor_list: each reference lists its queries in increasing order",
           "[search][transpose]") {
   const test::JVPInputs<2> in(true);
