@@ -1071,10 +1071,10 @@ struct SumChunks {
 
 /// Whether the references of a query lie near it in memory (one set in both roles) — the
 /// particles sorted by cell, as solvers keep them — judged from up to 64 rows spread over the
-/// list: then the processor's own
-/// prefetchers follow the sweep and asking for each reference ahead only costs instructions
-/// (5–10 % of the host sweeps in cell order); in random order the requests halve the field
-/// operators' sweeps. Near: at most one sampled entry in eight lies more than 8192 indices away.
+/// list: then the processor's own prefetchers follow the sweep and asking for each reference
+/// ahead only costs instructions (5–12 % of the host sweeps in cell order); in random order
+/// the requests halve the field operators' sweeps. Near: at most one sampled entry in eight
+/// lies more than 8192 indices away.
 inline bool references_are_near(const std::int64_t* offsets,
                                 const std::int32_t* neighbors,
                                 std::int64_t num_queries) {
