@@ -159,6 +159,18 @@ TEST_CASE("kernels: a linearized pair has the plain W_ij and grad W_ij, its adjo
           const auto linear = kernels::pair_linearization<K, Scheme>(x, hi, hj);
           CHECK(linear.w() == kernels::pair_value<K, Scheme>(x, hi, hj)); // bitwise
           CHECK(linear.gradient() == kernels::pair_gradient<K, Scheme>(x, hi, hj));
+          // r where a support it is evaluated at holds the pair (the gradient forms reuse it).
+          const auto holds = [&](double h) {
+            return kernels::detail::inside<K>(kernels::detail::geometry(x, h).q);
+          };
+          const bool inside = [&] {
+            if constexpr (kernels::averages_evaluations_v<Scheme>) {
+              return holds(hi) || holds(hj);
+            } else {
+              return holds(kernels::pair_support<Scheme>(hi, hj));
+            }
+          }();
+          CHECK(linear.distance() == (inside ? safe_norm(x) : 0.0));
 
           const auto xd = test::seeded<D + 2>(x);
           const DX hid = DX::variable(hi, D), hjd = DX::variable(hj, D + 1);

@@ -338,7 +338,8 @@ struct KernelAdjoint {
 /// W(x, h) and ∇W(x, h) evaluated once with what their adjoints need (the reverse pass's
 /// kernel parts): ∇W = s g x and its Hessian H = s [g I + ρ x xᵀ] (s = C_d/h^(D+2), g =
 /// k'(q)/q, ρ = (k''(q) − g)/r²), ∂W/∂h = −(D W + s g r²)/h and ∂∇W/∂h = −s/h (k''(q) +
-/// (D + 1) g) x. All zero outside the support; what a caller leaves unused the compiler drops.
+/// (D + 1) g) x. All zero outside the support (r too); what a caller leaves unused the compiler
+/// drops.
 template <class T, int D>
 struct KernelLinearization {
   T w{};            ///< W, bitwise as `value` computes it for plain scalars
@@ -349,6 +350,7 @@ struct KernelLinearization {
   T radial{};  ///< ρ
   T w_dh{};    ///< ∂W/∂h
   T grad_dh{}; ///< −s/h (k''(q) + (D + 1) g)
+  T r{};       ///< |x|, bitwise as `safe_norm` computes it
 
   /// x̄ = ∇W w̄, h̄ = ∂W/∂h w̄ for W's cotangent w̄.
   SPHAD_HOST_DEVICE SPHAD_INLINE KernelAdjoint<T, D> adjoint(const T& wbar) const {
@@ -389,7 +391,8 @@ SPHAD_HOST_DEVICE SPHAD_INLINE KernelLinearization<T, D> linearize(const Vec<T, 
           g,
           detail::hessian_radial<K, D>(r, q, g, inv_h),
           -(T(D) * w + grad_scalar * (r * r)) * inv_h,
-          -(scale * inv_h) * (d2k + T(D + 1) * g)};
+          -(scale * inv_h) * (d2k + T(D + 1) * g),
+          r};
 }
 
 } // namespace sphad::kernels

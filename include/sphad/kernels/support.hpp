@@ -150,6 +150,14 @@ struct PairLinearization {
       return first.grad;
     }
   }
+  /// r = |x_ij| where the pair is inside a support it is evaluated at, 0 outside all of them.
+  SPHAD_HOST_DEVICE SPHAD_INLINE T distance() const {
+    if constexpr (averages_evaluations_v<S>) {
+      return value_of(first.r) > 0 ? first.r : second.r;
+    } else {
+      return first.r;
+    }
+  }
   /// The adjoints for W_ij's cotangent, ∇W_ij's, or both (`KernelLinearization::adjoint`).
   template <class... Cotangents>
   SPHAD_HOST_DEVICE SPHAD_INLINE PairAdjoint<T, D> adjoint(const Cotangents&... bars) const {
