@@ -65,7 +65,7 @@ struct SplitTerm {
 /// What an operator's kernel part is: the kernel quantity W_ij (`value`, Density), Ŵ_ij
 /// (`corrected_value`, CRK applied) or Ĝ_ij (`corrected_gradient`, CRK and renormalization
 /// applied); a form of x_ij, the pair support and Ĝ_ij with the operator's own transpose
-/// (`gradient_form`: `kernel_part_adjoint`); or something else (`other`). The reverse pass
+/// (`gradient_form`: `kernel_part_linearization`); or something else (`other`). The reverse pass
 /// differentiates the first four with hand-written adjoints — the kernels', the corrections',
 /// the operator's — (ops/record.hpp, `KernelPartAdjoint`) instead of in dual numbers.
 enum class KernelPart { value, corrected_value, corrected_gradient, gradient_form, other };
@@ -296,10 +296,8 @@ struct Laplacian
       const T inv_d1 = T(1) / (r + primal_t<T>(1e-8) * h_ij);
       const auto n = convert_scalars<Vec<T, D>>(p.x_ij) * inv_d1;
       const auto g = convert_scalars<Vec<T, D>>(p.corrected_gradient());
-      if constexpr (Scheme == LaplacianScheme::Brookshaw) {
-        return G(T(-2) * dot(g, n) * inv_d1);
-      } else if constexpr (Scheme == LaplacianScheme::Default) {
-        return G(T(-2) * dot(n, g) / (r + primal_t<T>(1e-12) * h_ij));
+      if constexpr (Scheme == LaplacianScheme::Brookshaw || Scheme == LaplacianScheme::Default) {
+        return G(form_value(g, n, inv_d1, r, h_ij));
       } else {
         static_assert(Scheme == LaplacianScheme::Dot, "sphad::ops::Laplacian: unknown scheme");
         G out;
@@ -317,42 +315,67 @@ struct Laplacian
           ? detail::KernelPart::gradient_form
           : detail::KernelPart::other;
 
-  /// The adjoints of `kernel_part`'s inputs (Brookshaw, Default) for its cotangent L̄: with
-  /// m = Ĝ·x, d1 = r + 10⁻⁸ h and d2 = r + 10⁻¹² h the part is −2 m/d1² (Brookshaw) or
-  /// −2 m/(d1 d2) (Default), so Ĝ̄ = c L̄ x and x̄ = c L̄ Ĝ + (d̄1 + d̄2) x/r with c = −2/d1²
-  /// or −2/(d1 d2), d̄1 = 4 m L̄/d1³ (Brookshaw) or 2 m L̄/(d1² d2), d̄2 = 2 m L̄/(d1 d2²)
-  /// (Default), and h̄ = 10⁻⁸ d̄1 + 10⁻¹² d̄2; all zero at r = 0.
+  /// The Brookshaw and Default kernel parts from Ĝ, n = x/d1, 1/d1 (d1 = r + 10⁻⁸ h), r and h:
+  /// −2 (Ĝ·n)/d1 or −2 (n·Ĝ)/(r + 10⁻¹² h).
+  template <class T, int D>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static T
+  form_value(const Vec<T, D>& g, const Vec<T, D>& n, const T& inv_d1, const T& r, const T& h_ij) {
+    if constexpr (Scheme == LaplacianScheme::Brookshaw) {
+      return T(-2) * dot(g, n) * inv_d1;
+    } else {
+      return T(-2) * dot(n, g) / (r + primal_t<T>(1e-12) * h_ij);
+    }
+  }
+
+  /// The adjoints of the Brookshaw and Default kernel part's inputs Ĝ, x and h for one unit of
+  /// its cotangent (`times` scales them to L̄: the part is linear in its cotangent's transpose).
   template <class T, int D>
   struct FormAdjoint {
     Vec<T, D> gradient{};
     Vec<T, D> x{};
     T support{};
+    SPHAD_HOST_DEVICE SPHAD_INLINE FormAdjoint times(const T& lbar) const {
+      return {gradient * lbar, x * lbar, support * lbar};
+    }
   };
+  /// The kernel part's value with its `FormAdjoint`, evaluated once (the reverse pass).
   template <class T, int D>
-  SPHAD_HOST_DEVICE SPHAD_INLINE static FormAdjoint<T, D>
-  kernel_part_adjoint(const Vec<T, D>& x, const T& h_ij, const Vec<T, D>& g, const T& lbar) {
+  struct FormLinearization {
+    T value{};
+    FormAdjoint<T, D> unit{};
+  };
+
+  /// The Brookshaw and Default kernel part of pair vector x (r = |x|, from the kernel's own
+  /// linearization), pair support h and Ĝ, linearized: with m = Ĝ·x, d1 = r + 10⁻⁸ h and d2 = r +
+  /// 10⁻¹² h the part is −2 m/d1² (Brookshaw) or −2 m/(d1 d2) (Default), so per unit cotangent
+  /// Ĝ̄ = c x and x̄ = c Ĝ + (d̄1 + d̄2) x/r with c = −2/d1² or −2/(d1 d2), d̄1 = 4 m/d1³
+  /// (Brookshaw) or 2 m/(d1² d2), d̄2 = 2 m/(d1 d2²) (Default), and h̄ = 10⁻⁸ d̄1 + 10⁻¹² d̄2;
+  /// all zero at r = 0.
+  template <class T, int D>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static FormLinearization<T, D>
+  kernel_part_linearization(const Vec<T, D>& x, const T& r, const T& h_ij, const Vec<T, D>& g) {
     static_assert(kernel_part_kind == detail::KernelPart::gradient_form,
                   "sphad::ops::Laplacian: the Brookshaw and Default kernel parts have a transpose");
-    const T r = safe_norm(x);
     if (!(value_of(r) > 0)) {
       return {};
     }
     const T inv_d1 = T(1) / (r + primal_t<T>(1e-8) * h_ij);
     const T m = dot(g, x);
-    FormAdjoint<T, D> out;
+    FormLinearization<T, D> out;
+    out.value = form_value(g, x * inv_d1, inv_d1, r, h_ij);
     T c, d1bar, d2bar(0);
     if constexpr (Scheme == LaplacianScheme::Brookshaw) {
-      c = T(-2) * inv_d1 * inv_d1 * lbar;
-      d1bar = T(4) * m * inv_d1 * inv_d1 * inv_d1 * lbar;
+      c = T(-2) * inv_d1 * inv_d1;
+      d1bar = T(4) * m * inv_d1 * inv_d1 * inv_d1;
     } else {
       const T inv_d2 = T(1) / (r + primal_t<T>(1e-12) * h_ij);
-      c = T(-2) * inv_d1 * inv_d2 * lbar;
-      d1bar = T(2) * m * inv_d1 * inv_d1 * inv_d2 * lbar;
-      d2bar = T(2) * m * inv_d1 * inv_d2 * inv_d2 * lbar;
+      c = T(-2) * inv_d1 * inv_d2;
+      d1bar = T(2) * m * inv_d1 * inv_d1 * inv_d2;
+      d2bar = T(2) * m * inv_d1 * inv_d2 * inv_d2;
     }
-    out.gradient = x * c;
-    out.x = g * c + x * ((d1bar + d2bar) / r);
-    out.support = primal_t<T>(1e-8) * d1bar + primal_t<T>(1e-12) * d2bar;
+    out.unit.gradient = x * c;
+    out.unit.x = g * c + x * ((d1bar + d2bar) / r);
+    out.unit.support = primal_t<T>(1e-8) * d1bar + primal_t<T>(1e-12) * d2bar;
     return out;
   }
 

@@ -610,8 +610,8 @@ SPHAD_HOST_DEVICE SPHAD_INLINE void put_leaves(S* g, int at, const X& x) {
 /// or a form around Ĝ_ij with its own transpose (`KernelPart::gradient_form`), differentiated by
 /// hand instead of in dual numbers: the kernel's W_ij and ∇W_ij linearized once
 /// (`kernels::pair_linearization`), then the form, renormalization and CRK transposed by their
-/// own adjoints (`kernel_part_adjoint`, `Renormalization::adjoint`, `CRK::gradient_adjoint`). Its
-/// directions are the pass's kernel directions as `Directions` orders them: x_ij; the query's
+/// own adjoints (`kernel_part_linearization`, `Renormalization::adjoint`, `CRK::gradient_adjoint`).
+/// Its directions are the pass's kernel directions as `Directions` orders them: x_ij; the query's
 /// support, CRK's A, B, ∇A, ∇B and renormalization's L (each where a `Variable`, as `Corr` has
 /// them); the reference's support.
 template <class Op, class Dirs, class Corr, class S>
@@ -660,6 +660,23 @@ struct KernelPartAdjoint {
             p.factor, p.corrections};
   }
 
+  /// A kernel part's value.
+  template <class V>
+  struct Value {
+    V value;
+  };
+  /// The kernel part of the linearized pair: its `value` and, for a gradient form, the
+  /// linearization its adjoint reuses (the distance from the kernel's: no second square root).
+  template <class L>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto part(const L& linear) {
+    if constexpr (kernel_part_v<Op> == KernelPart::gradient_form) {
+      return Op::kernel_part_linearization(linear.x_ij, linear.kernel.distance(), linear.support(),
+                                           linear.corrected_gradient());
+    } else {
+      return Value<decltype(Op::kernel_part(linear))>{Op::kernel_part(linear)};
+    }
+  }
+
   /// What a kernel part adds to the kernel's adjoints directly (a correction or a form reading
   /// x_ij or the supports themselves).
   template <int D>
@@ -669,10 +686,11 @@ struct KernelPartAdjoint {
     S h_j{};
   };
 
-  /// g[0, Dirs::kernel): the kernel part's directions for its cotangent `bar` (shaped like it).
-  template <class Pair, class L, class Bar>
+  /// g[0, Dirs::kernel): the kernel part's directions for its cotangent `bar` (shaped like it;
+  /// `part`: what `part` returned).
+  template <class Pair, class L, class Part, class Bar>
   SPHAD_HOST_DEVICE SPHAD_INLINE static void
-  directions(S* g, const Pair&, const L& linear, const Bar& bar) {
+  directions(S* g, const Pair&, const L& linear, const Part& part, const Bar& bar) {
     SPHAD_PRAGMA_UNROLL
     for (int k = 0; k < Dirs::kernel; ++k) {
       g[k] = S(0); // a correction state the kernel part does not read (Density's CRK)
@@ -680,8 +698,7 @@ struct KernelPartAdjoint {
     if constexpr (kernel_part_v<Op> == KernelPart::corrected_gradient) {
       gradient_directions(g, linear, bar, nullptr);
     } else if constexpr (kernel_part_v<Op> == KernelPart::gradient_form) {
-      const auto form =
-          Op::kernel_part_adjoint(linear.x_ij, linear.support(), linear.corrected_gradient(), bar);
+      const auto form = part.unit.times(bar);
       const auto h = kernels::pair_support_adjoint<Pair::support_scheme>(
           linear.kernel.h_i, linear.kernel.h_j, form.support);
       gradient_directions(g, linear, form.gradient, Direct<L::D>{form.x, h.h_i, h.h_j});
@@ -782,11 +799,12 @@ struct SplitTermDirections {
     const auto pair = kernel.make_pair(i, j, q.kernel);
     if constexpr (!std::is_void_v<Linearized>) {
       const auto linear = Linearized::linearize(pair);
-      const auto value = Op::kernel_part(linear); // bitwise the plain pair's, for plain scalars
-      constexpr int KG = leaf_count<std::remove_cv_t<decltype(value)>>();
+      const auto part = Linearized::part(linear);
+      const auto& value = part.value; // the plain pair's kernel part, for plain scalars
+      constexpr int KG = leaf_count<std::remove_cv_t<std::remove_reference_t<decltype(value)>>>();
       S gbar[KG];
       particle_directions(g, gbar, i, j, q, ybar_i, value);
-      Linearized::directions(g, pair, linear, shaped_like(value, gbar));
+      Linearized::directions(g, pair, linear, part, shaped_like(value, gbar));
     } else {
       const auto part = Op::kernel_part(pair);
       const auto value = primal_part<Dual<S, KK>>(part);
