@@ -327,8 +327,8 @@ struct Laplacian
     }
   }
 
-  /// The adjoints of the Brookshaw and Default kernel part's inputs Ĝ, x and h for one unit of
-  /// its cotangent (`times` scales them to L̄: the part is linear in its cotangent's transpose).
+  /// The adjoints of the Brookshaw and Default kernel part's inputs Ĝ, x and h for a unit
+  /// cotangent; they are linear in the cotangent L̄, and `times` scales them to it.
   template <class T, int D>
   struct FormAdjoint {
     Vec<T, D> gradient{};
