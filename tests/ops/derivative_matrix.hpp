@@ -8,7 +8,7 @@
 // Reverse mode: every input is a `Variable` (one set as queries and references, one Ω for both
 // sides: every role aliased), one backward from a random ȳ, and ⟨Jᵀȳ, u⟩ must equal ⟨ȳ, J u⟩
 // (dot-product test, 1e-12 of Σ|ȳ·Ju|) and ⟨ȳ, FD⟩ (1e-6 of Σ|ȳ| · max|FD|).
-// Instantiated per dimension in derivative_matrix_<D>d.test.cpp.
+// Instantiated per dimension and support scheme by derivative_matrix.test.cpp.
 #pragma once
 
 #include <sphad/corrections.hpp>
@@ -435,17 +435,15 @@ void check_support(const JVPInputs<D>& in, const std::string& where) {
   check_list<true>(in, curls_for<Kernel, S, D>(), at);
 }
 
-template <int D>
+/// The matrix of one dimension and support scheme, open and periodic (tests/CMakeLists.txt
+/// instantiates it for Gather, Scatter, SuperSymmetric, KernelMeanSymmetric, PartialSymmetric).
+template <int D, SupportScheme S>
 void run_derivative_matrix() {
   using Kernel = kernels::Wendland4;
   for (const bool periodic : {false, true}) {
     const JVPInputs<D> in(periodic);
     const std::string where = std::to_string(D) + "D" + (periodic ? " periodic" : " open");
-    check_support<Kernel, SupportScheme::Gather>(in, where);
-    check_support<Kernel, SupportScheme::Scatter>(in, where);
-    check_support<Kernel, SupportScheme::SuperSymmetric>(in, where);
-    check_support<Kernel, SupportScheme::KernelMeanSymmetric>(in, where);
-    check_support<Kernel, SupportScheme::PartialSymmetric>(in, where);
+    check_support<Kernel, S>(in, where);
   }
 }
 

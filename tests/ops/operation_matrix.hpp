@@ -3,7 +3,7 @@
 // scheme, over the list and over the grid, on plain and jittered lattices, against the exact
 // derivatives of linear fields. Each row must beat the reference's gate (interior mean absolute
 // error < 0.4; 0.05 for the matrix divergence); the measured errors are recorded in
-// docs/ops.md. Instantiated per dimension in operation_matrix_<D>d.test.cpp.
+// docs/ops.md. Instantiated per dimension and scalar type by operation_matrix.test.cpp.
 #pragma once
 
 #include <sphad/kernels/dispatch.hpp>

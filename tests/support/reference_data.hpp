@@ -13,20 +13,28 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#ifndef SPHAD_REFERENCE_DATA_DIR
-#error "SPHAD_REFERENCE_DATA_DIR must name tests/data/reference"
-#endif
-
 namespace sphad::test::reference {
+
+/// The folder of the data files: the environment variable SPHAD_REFERENCE_DATA_DIR, which ctest
+/// sets to tests/data/reference (an environment variable, not a compiled-in path, so the test
+/// objects do not depend on where the checkout lies and a compiler cache serves every checkout).
+inline std::string data_dir() {
+  const char* dir = std::getenv("SPHAD_REFERENCE_DATA_DIR");
+  INFO("the environment variable SPHAD_REFERENCE_DATA_DIR must name tests/data/reference "
+       "(ctest sets it)");
+  REQUIRE(dir != nullptr);
+  return dir;
+}
 
 /// Rows of numbers in a data file, comment lines skipped.
 inline std::vector<std::vector<double>> read_rows(const std::string& name) {
-  std::ifstream in(std::string(SPHAD_REFERENCE_DATA_DIR) + "/" + name);
+  std::ifstream in(data_dir() + "/" + name);
   INFO("reading " << name);
   REQUIRE(in.good());
   std::vector<std::vector<double>> rows;
