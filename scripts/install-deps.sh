@@ -4,7 +4,9 @@
 # Usage: scripts/install-deps.sh [extra-package ...]
 set -euo pipefail
 
-packages=(cmake g++ make git catch2 libbenchmark-dev "$@")
+# Ninja is the presets' generator; ccache, when present, caches every compilation outside the
+# checkout (see docs/build.md).
+packages=(cmake g++ ninja-build ccache git catch2 libbenchmark-dev "$@")
 missing=()
 for package in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
