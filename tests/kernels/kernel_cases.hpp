@@ -29,6 +29,17 @@ void for_each_dim(const F& f) {
   f(std::integral_constant<int, 3>{});
 }
 
+/// Calls f(std::integral_constant<SupportScheme, S>{}) for every support scheme.
+template <class F>
+void for_each_scheme(const F& f) {
+  for (const SupportScheme scheme :
+       {SupportScheme::Gather, SupportScheme::Scatter, SupportScheme::MeanSymmetric,
+        SupportScheme::KernelMeanSymmetric, SupportScheme::SuperSymmetric,
+        SupportScheme::PartialSymmetric}) {
+    kernels::dispatch(scheme, f);
+  }
+}
+
 /// |a − b| ≤ rel·max(|a|, |b|) + abs.
 inline bool near(double a, double b, double rel, double abs = 0.0) {
   return std::abs(a - b) <= rel * std::fmax(std::abs(a), std::abs(b)) + abs;
