@@ -40,14 +40,20 @@ struct Domain {
   }
 };
 
-/// Checks a domain on the host: finite bounds, min < max on periodic axes and min ≤ max on the
-/// others; throws `InvalidArgument` naming `argument` from `function`.
+/// Checks a domain on the host: finite bounds with a finite extent max − min (±DBL_MAX as
+/// "unbounded" overflows it), min < max on periodic axes and min ≤ max on the others; throws
+/// `InvalidArgument` naming `argument` from `function`.
 template <int D, class T>
 void validate_domain(const Domain<D, T>& domain, const char* function, const char* argument) {
   for (int a = 0; a < D; ++a) {
     SPHAD_REQUIRE(std::isfinite(domain.min[a]) && std::isfinite(domain.max[a]), function, argument,
                   detail::concat("bounds must be finite (axis ", a, ": got [", domain.min[a], ", ",
                                  domain.max[a], "])"));
+    SPHAD_REQUIRE(std::isfinite(domain.max[a] - domain.min[a]), function, argument,
+                  detail::concat("the extent max - min overflows (axis ", a, ": got [",
+                                 domain.min[a], ", ", domain.max[a],
+                                 "]); give bounds that cover the particles (on a non-periodic "
+                                 "axis they only lay out the search grid)"));
     SPHAD_REQUIRE(domain.periodic[a] ? domain.min[a] < domain.max[a]
                                      : domain.min[a] <= domain.max[a],
                   function, argument,

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -358,4 +359,48 @@ TEST_CASE("search: bad input is rejected with the argument named", "[search][err
                         exec, cloud.device(), cloud.device(), domain, SearchOptions<double>{},
                         offsets.data(), neighbors.data(), 1, overflow.data()),
                     Catch::Matchers::Contains("argument `options.max_support`: is required"));
+}
+
+TEST_CASE("search: a domain whose extent overflows (bounds of +-DBL_MAX) is rejected, not looped "
+          "on",
+          "[search][errors]") {
+  const Exec exec{};
+  const auto cloud = test::random_cloud<2>(exec, test::cube<2>(0), 40, 4);
+  const double big = std::numeric_limits<double>::max();
+  for (const double bound : {big, 1e308}) {
+    const Domain<2, double> unbounded{{-bound, -1.0}, {bound, 2.0}, {}};
+    const auto message = Catch::Matchers::Contains("argument `domain`: the extent max - min "
+                                                   "overflows (axis 0");
+    CHECK_THROWS_WITH(
+        build_neighbor_list<SupportScheme::Gather>(exec, cloud.device(), cloud.device(), unbounded),
+        message);
+    CHECK_THROWS_WITH(search::build_search_grid<SupportScheme::Scatter>(exec, cloud.device(),
+                                                                        cloud.device(), unbounded),
+                      message);
+    CHECK_THROWS_WITH(build_verlet_list<SupportScheme::Gather>(exec, cloud.device(), cloud.device(),
+                                                               unbounded, 0.1),
+                      message);
+  }
+  // The low-level grid builder does not validate: it lays out one cell instead of looping.
+  const Domain<2, double> unbounded{{-big, -big}, {big, big}, {}};
+  const auto grid = search::build_hash_grid(exec, cloud.device(), unbounded, 0.5);
+  CHECK(grid.layout.num_cells == 1);
+}
+
+TEST_CASE("search: a max_support below a support is rejected (pairs would be missed)",
+          "[search][errors]") {
+  const Exec exec{};
+  const auto domain = test::cube<2>(0);
+  const auto cloud = test::random_cloud<2>(exec, domain, 40, 4);
+  SearchOptions<double> low;
+  low.max_support = 0.9 * cloud.max_support();
+  CHECK_THROWS_WITH(
+      build_neighbor_list<SupportScheme::Gather>(exec, cloud.device(), cloud.device(), domain, low),
+      Catch::Matchers::Contains("argument `options.max_support`: is below a support "
+                                "of `queries`"));
+  SearchOptions<double> exact;
+  exact.max_support = cloud.max_support();
+  const auto list = build_neighbor_list<SupportScheme::Gather>(exec, cloud.device(), cloud.device(),
+                                                               domain, exact);
+  CHECK(list.num_queries == 40);
 }

@@ -53,7 +53,9 @@ struct GridLayout {
 
 /// The layout for a largest search radius `radius` (≥ 0) and at most `max_cells` cells: the
 /// cell width starts at the radius and grows uniformly until the cell count fits (wider cells
-/// keep the search correct, only slower), so memory stays O(max_cells) for any domain.
+/// keep the search correct, only slower), so memory stays O(max_cells) for any domain. A domain
+/// whose extent is not finite (the searches reject it; `validate_domain`) gets one cell per
+/// axis instead of a width that never fits.
 template <int D, class T>
 GridLayout<D, T> make_grid_layout(const Domain<D, T>& domain, T radius, std::int64_t max_cells) {
   GridLayout<D, T> layout{domain, {}, {}, 1};
@@ -64,6 +66,11 @@ GridLayout<D, T> make_grid_layout(const Domain<D, T>& domain, T radius, std::int
   }
   width = std::fmax(width, std::numeric_limits<T>::min());
   for (;;) {
+    if (!(width <= std::numeric_limits<T>::max())) { // grown to ∞: the extent was not finite
+      layout.cells = Vec<int, D>::filled(1);
+      layout.num_cells = 1;
+      break;
+    }
     double total = 1;
     for (int a = 0; a < D; ++a) {
       const double n = domain.periodic[a] ? std::floor(double(extent[a]) / double(width))

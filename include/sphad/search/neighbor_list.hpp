@@ -41,6 +41,9 @@ struct SearchOptions {
   /// An upper bound of every support of both sets, known on the host (e.g. from the solver's
   /// own bookkeeping). When negative it is computed: a host loop, or on CUDA one device
   /// reduction read back (a synchronization). Giving it keeps a CUDA build at one host read.
+  /// A bound below a support would miss pairs and is an error: on the host before any launch,
+  /// on CUDA with the read of the list's size (the capacity variant and `build_search_grid`,
+  /// which read nothing back on CUDA, cannot report it there).
   T max_support = T(-1);
   /// Extra search distance added to every pair's radius (a Verlet skin); ≥ 0.
   T skin = T(0);
@@ -48,11 +51,14 @@ struct SearchOptions {
 
 namespace search::detail {
 
-/// Sets *bad = 1 for a point with a non-finite coordinate or a non-finite or negative support
-/// (how CUDA searches find bad values without reading device memory on the host).
+/// Flags bad points (how CUDA searches find bad values without reading device memory on the
+/// host): bad[0] = 1 for a non-finite coordinate or a non-finite or negative support, bad[1] = 1
+/// for a support above the caller's `max_support` (< 0: no bound given). Every writer of a flag
+/// stores the same value.
 template <int D, class T>
 struct FlagBadPoints {
   SearchPoints<D, T> points;
+  T max_support;
   int* bad;
   SPHAD_HOST_DEVICE void operator()(std::int64_t i) const {
     const T h = points.supports[i];
@@ -61,7 +67,10 @@ struct FlagBadPoints {
       ok = ok && points.positions[i][a] - points.positions[i][a] == T(0);
     }
     if (!ok) {
-      *bad = 1; // every writer stores the same value
+      bad[0] = 1;
+    }
+    if (max_support >= T(0) && h > max_support) {
+      bad[1] = 1;
     }
   }
 };
@@ -105,7 +114,7 @@ struct WriteNeighbors {
   }
 };
 
-/// status[0] = offsets[n] (the total), status[1] = the bad-input flag; read back together.
+/// status[0] = offsets[n] (the total), status[1, 2] = the bad-input flags; read back together.
 struct PackStatus {
   const std::int64_t* offsets;
   std::int64_t n;
@@ -113,7 +122,8 @@ struct PackStatus {
   std::int64_t* status;
   SPHAD_HOST_DEVICE void operator()(std::int64_t) const {
     status[0] = offsets[n];
-    status[1] = *bad_input;
+    status[1] = bad_input[0];
+    status[2] = bad_input[1];
   }
 };
 
@@ -155,8 +165,8 @@ T validate_search(const Exec& exec,
   SPHAD_REQUIRE(!(options.max_support >= T(0)) || std::isfinite(options.max_support), function,
                 "options.max_support",
                 sphad::detail::concat("must be finite (got ", options.max_support, ")"));
-  validate_values(exec, queries, function, "queries");
-  validate_values(exec, references, function, "references");
+  validate_values(exec, queries, options.max_support, function, "queries");
+  validate_values(exec, references, options.max_support, function, "references");
   const T h_q = largest_support(exec, queries, options.max_support);
   const T h_r = largest_support(exec, references, options.max_support);
   // On CUDA an infinite support shows first here (NaN is flagged by the count pass).
@@ -176,12 +186,14 @@ void count_and_scan(const Exec& exec,
                     const SearchPoints<D, T>& references,
                     const std::int32_t* order,
                     T skin,
+                    T max_support,
                     std::int64_t* offsets,
                     int* bad_input) {
   const std::int64_t nq = queries.size();
-  exec::fill(exec, bad_input, 1, 0);
-  exec::for_each_index(exec, nq, FlagBadPoints<D, T>{queries, bad_input});
-  exec::for_each_index(exec, references.size(), FlagBadPoints<D, T>{references, bad_input});
+  exec::fill(exec, bad_input, 2, 0);
+  exec::for_each_index(exec, nq, FlagBadPoints<D, T>{queries, max_support, bad_input});
+  exec::for_each_index(exec, references.size(),
+                       FlagBadPoints<D, T>{references, max_support, bad_input});
   exec::fill(exec, offsets + nq, 1, std::int64_t(0));
   exec::for_each_index(exec, nq,
                        CountNeighbors<S, D, T>{grid.view(), queries, order, skin, offsets});
@@ -214,9 +226,10 @@ HashGrid<D, T, Exec> build_search_grid(const Exec& exec,
 /// (decision N4; on CUDA together with a flag for non-finite inputs found on the device), fill.
 /// Deterministic: the same input gives the same arrays (N2).
 /// Throws `InvalidArgument` (before any launch, from host metadata) for mismatched sizes,
-/// non-finite or inverted domain bounds, a search radius ≥ L/2 on a periodic axis (K5), bad
-/// options; on the host also for non-finite positions or supports and negative supports (CUDA
-/// reports those after its count pass). Empty sets give an empty or all-zero-count list.
+/// non-finite or inverted domain bounds or an extent that overflows, a search radius ≥ L/2 on
+/// a periodic axis, bad options; on the host also for non-finite positions or supports,
+/// negative supports and supports above `options.max_support` (CUDA reports those after its
+/// count pass). Empty sets give an empty or all-zero-count list.
 template <SupportScheme S, int D, class T, class Exec>
 NeighborList<Exec> build_neighbor_list(const Exec& exec,
                                        const SearchPoints<D, T>& queries,
@@ -229,18 +242,21 @@ NeighborList<Exec> build_neighbor_list(const Exec& exec,
   const std::int64_t nq = queries.size();
   NeighborList<Exec> list{Buffer<std::int64_t, Exec>(exec, nq + 1), Buffer<std::int32_t, Exec>(),
                           nq, 0};
-  Buffer<int, Exec> bad_input(exec, 1);
+  Buffer<int, Exec> bad_input(exec, 2);
   const auto order = search::detail::query_order(exec, grid, queries);
   search::detail::count_and_scan<S>(exec, grid, queries, references, order.data(), options.skin,
-                                    list.offsets.data(), bad_input.data());
-  Buffer<std::int64_t, Exec> status(exec, 2);
+                                    options.max_support, list.offsets.data(), bad_input.data());
+  Buffer<std::int64_t, Exec> status(exec, 3);
   exec::for_each_index(
       exec, 1,
       search::detail::PackStatus{list.offsets.data(), nq, bad_input.data(), status.data()});
-  // host sync: the one read of decision N4 (the total, with the bad-input flag)
-  const auto host_status = exec::to_host(exec, status.data(), 2);
+  // host sync: the one read of decision N4 (the total, with the bad-input flags)
+  const auto host_status = exec::to_host(exec, status.data(), 3);
   SPHAD_REQUIRE(host_status[1] == 0, function, "queries",
                 "or `references` has a non-finite position or a non-finite or negative support");
+  SPHAD_REQUIRE(host_status[2] == 0, function, "options.max_support",
+                sphad::detail::concat("is below a support of `queries` or `references` (got ",
+                                      options.max_support, "): pairs would be missed"));
   list.num_pairs = host_status[0];
   list.neighbors = Buffer<std::int32_t, Exec>(exec, list.num_pairs);
   exec::for_each_index(exec, nq,
@@ -268,7 +284,8 @@ NeighborList<Exec> build_neighbor_list(const Exec& exec,
 /// `*overflow` (device memory, an int) to 1 when the list needs more than `capacity` entries
 /// (rows past the capacity are then not written; offsets are complete, so offsets[Nq] is the
 /// size needed), else 0. Needs `options.max_support` (≥ 0): the grid is laid out from host
-/// metadata only. On CUDA, non-finite inputs are not reported (nothing is read back).
+/// metadata only. On CUDA, non-finite inputs and supports above `options.max_support` are not
+/// reported (nothing is read back).
 template <SupportScheme S, int D, class T, class Exec>
 void build_neighbor_list_into(const Exec& exec,
                               const SearchPoints<D, T>& queries,
@@ -287,10 +304,10 @@ void build_neighbor_list_into(const Exec& exec,
                 sphad::detail::concat("negative (got ", capacity, ")"));
   const auto grid =
       search::build_search_grid<S>(exec, queries, references, domain, options, function);
-  Buffer<int, Exec> bad_input(exec, 1);
+  Buffer<int, Exec> bad_input(exec, 2);
   const auto order = search::detail::query_order(exec, grid, queries);
   search::detail::count_and_scan<S>(exec, grid, queries, references, order.data(), options.skin,
-                                    offsets, bad_input.data());
+                                    options.max_support, offsets, bad_input.data());
   const std::int64_t nq = queries.size();
   exec::for_each_index(exec, 1, search::detail::SetOverflow{offsets, nq, capacity, overflow});
   exec::for_each_index(exec, nq,

@@ -25,10 +25,12 @@ void validate_sizes(const SearchPoints<D, T>& points, const char* function, cons
       sphad::detail::concat("too many points for int32 indices (got ", points.positions.size, ")"));
 }
 
-/// Host memory only: every coordinate and support finite, supports ≥ 0.
+/// Host memory only: every coordinate and support finite, supports ≥ 0 and, when the caller
+/// gives a bound (`max_support` ≥ 0), no larger than it (a larger one would miss pairs).
 template <int D, class T>
 void validate_values(const exec::host&,
                      const SearchPoints<D, T>& points,
+                     T max_support,
                      const char* function,
                      const char* name) {
   for (std::int64_t i = 0; i < points.size(); ++i) {
@@ -41,13 +43,17 @@ void validate_values(const exec::host&,
     SPHAD_REQUIRE(points.supports[i] >= 0, function, name,
                   sphad::detail::concat("has a negative support at index ", i, " (got ",
                                         points.supports[i], ")"));
+    SPHAD_REQUIRE(
+        max_support < T(0) || points.supports[i] <= max_support, function, "options.max_support",
+        sphad::detail::concat("is below a support of `", name, "` (got ", max_support, ", support ",
+                              points.supports[i], " at index ", i, "): pairs would be missed"));
   }
 }
 
-/// Device memory is not read for validation (decision O6); CUDA searches flag bad values on
-/// the device instead (see `build_neighbor_list`).
+/// Device memory is not read on the host for validation; CUDA searches flag bad values on the
+/// device instead and report them with the read of the list's size (see `build_neighbor_list`).
 template <int D, class T, class Exec>
-void validate_values(const Exec&, const SearchPoints<D, T>&, const char*, const char*) {}
+void validate_values(const Exec&, const SearchPoints<D, T>&, T, const char*, const char*) {}
 
 /// The largest support of a set: the caller's bound when given (≥ 0), else computed (a device
 /// reduction read back on CUDA).
@@ -57,7 +63,8 @@ T largest_support(const Exec& exec, const SearchPoints<D, T>& points, T given) {
   return given >= T(0) ? given : exec::reduce_max(exec, points.supports.data, points.size(), T(0));
 }
 
-/// Decision K5: on periodic axes the search radius (plus skin) must stay below L/2.
+/// On periodic axes the search radius (plus skin) must stay below half the period, so that a
+/// pair has one minimum image.
 template <int D, class T>
 void validate_periodic_radius(const Domain<D, T>& domain, T radius, const char* function) {
   for (int a = 0; a < D; ++a) {
@@ -66,7 +73,8 @@ void validate_periodic_radius(const Domain<D, T>& domain, T radius, const char* 
       SPHAD_REQUIRE(radius < half, function, "supports",
                     sphad::detail::concat("reach half the period on periodic axis ", a,
                                           " (largest search radius ", radius, ", L/2 = ", half,
-                                          "); decision K5 needs h < L/2"));
+                                          "); a support must stay below half the period so "
+                                          "that each pair has one nearest image"));
     }
   }
 }
