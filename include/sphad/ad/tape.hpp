@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <tuple>
 #include <type_traits>
 #include <unordered_map>
 #include <utility>
@@ -151,21 +152,21 @@ struct Record {
 struct VersionSnapshot {
   std::shared_ptr<VariableState> state;
   std::uint64_t version;
-  const char* role;
+  const char* argument; ///< where the record read it: `queries.positions`, `query_values`, ...
 };
 
 /// Appends the snapshot of `view` when it is a variable (other views are not tracked).
 template <class View>
-void snapshot_version(std::vector<VersionSnapshot>& out, const char* role, const View& view) {
+void snapshot_version(std::vector<VersionSnapshot>& out, const char* argument, const View& view) {
   if constexpr (is_variable_v<View>) {
-    out.push_back({view.state, view.version(), role});
+    out.push_back({view.state, view.version(), argument});
   }
 }
 
 /// Throws naming the first variable written since its snapshot.
 inline void check_snapshots(const std::vector<VersionSnapshot>& snapshots) {
   for (const auto& s : snapshots) {
-    SPHAD_REQUIRE(s.state->version == s.version, "Tape::backward", s.role,
+    SPHAD_REQUIRE(s.state->version == s.version, "Tape::backward", s.argument,
                   concat("was written after it was recorded (version ", s.state->version,
                          ", recorded at ", s.version, "); record the launch again"));
   }
@@ -231,7 +232,9 @@ public:
 
   /// Sweeps backward from several outputs at once. Throws `InvalidArgument` before any work
   /// when a seed's size differs from its output's or when a recorded variable was written after
-  /// recording (the gradients are then left as they were).
+  /// recording (the gradients are then left as they were). A seed may be a view of this tape's
+  /// own gradient memory (`gradient(output)` of an earlier sweep): it is copied before the
+  /// gradients are zeroed.
   template <class... E>
   void backward(const BackwardOptions& options, const Seed<E>&... seeds) {
     const auto check_seed = [&](const auto& seed) {
@@ -245,17 +248,30 @@ public:
     for (const auto& r : records_) {
       r->check_versions();
     }
+    // Each seed's adjoint, copied when it lies in gradient memory that the zeroing below
+    // overwrites.
+    const auto stable = [&](const auto& seed) {
+      using E1 = std::remove_const_t<std::remove_pointer_t<decltype(seed.adjoint.data)>>;
+      Buffer<E1, Exec> copy;
+      if (in_gradient_memory(seed.adjoint.data, seed.adjoint.size)) {
+        copy = Buffer<E1, Exec>(exec_, seed.adjoint.size);
+        exec::copy(exec_, seed.adjoint.data, copy.data(), copy.size());
+      }
+      return copy;
+    };
+    auto copies = std::make_tuple(stable(seeds)...);
     for (auto& [state, slot] : gradients_) {
       if (!options.accumulate || slot->is_output) {
         slot->zero(exec_);
       }
     }
-    const auto add_seed = [&](const auto& seed) {
+    const auto add_seed = [&](const auto& seed, const auto& copy) {
       const auto g = gradient_slot(seed.output);
       using E1 = std::remove_pointer_t<decltype(g.data)>;
-      exec::for_each_index(exec_, g.size, detail::AddInto<E1>{g.data, seed.adjoint.data});
+      const E1* adjoint = copy.size() > 0 ? copy.data() : seed.adjoint.data;
+      exec::for_each_index(exec_, g.size, detail::AddInto<E1>{g.data, adjoint});
     };
-    (add_seed(seeds), ...);
+    std::apply([&](const auto&... copy) { (add_seed(seeds, copy), ...); }, copies);
     for (auto r = records_.rbegin(); r != records_.rend(); ++r) {
       (*r)->backward(*this);
     }
@@ -320,10 +336,27 @@ public:
   }
 
 private:
+  /// Whether [data, data + n) overlaps a gradient array of this tape (addresses compared on the
+  /// host; device memory is not read).
+  template <class E>
+  bool in_gradient_memory(const E* data, std::int64_t n) const {
+    const auto begin = reinterpret_cast<std::uintptr_t>(data);
+    const auto end = begin + std::uintptr_t(n) * sizeof(E);
+    for (const auto& entry : gradients_) {
+      const auto [slot_begin, slot_end] = entry.second->address_range();
+      if (begin < slot_end && slot_begin < end) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   struct SlotBase {
     explicit SlotBase(std::shared_ptr<detail::VariableState> s) : state(std::move(s)) {}
     virtual ~SlotBase() = default;
     virtual void zero(const Exec& exec) = 0;
+    /// [begin, end) of the gradient array, as addresses.
+    virtual std::pair<std::uintptr_t, std::uintptr_t> address_range() const = 0;
     std::shared_ptr<detail::VariableState> state; // keeps the key alive
     bool is_output = false;
   };
@@ -332,6 +365,10 @@ private:
     Slot(const Exec& exec, std::int64_t n, std::shared_ptr<detail::VariableState> s)
         : SlotBase(std::move(s)), values(exec, n) {}
     void zero(const Exec& exec) override { exec::fill(exec, values.data(), values.size(), E{}); }
+    std::pair<std::uintptr_t, std::uintptr_t> address_range() const override {
+      const auto begin = reinterpret_cast<std::uintptr_t>(values.data());
+      return {begin, begin + std::uintptr_t(values.size()) * sizeof(E)};
+    }
     Buffer<E, Exec> values;
   };
   struct OutputBase {

@@ -302,6 +302,60 @@ auto map_reference_role(const Set& set, FK&& fk, FP&& fp) {
   return map_fields(set, Untracked{}, fk, fp, fp, fp);
 }
 
+/// The names of a particle set's floating fields in messages (`queries.positions`, ...).
+struct SetFieldNames {
+  const char* positions;
+  const char* supports;
+  const char* masses;
+  const char* densities;
+  const char* volumes;
+};
+inline constexpr SetFieldNames query_fields{"queries.positions", "queries.supports",
+                                            "queries.masses", "queries.densities",
+                                            "queries.volumes"};
+inline constexpr SetFieldNames reference_fields{"references.positions", "references.supports",
+                                                "references.masses", "references.densities",
+                                                "references.volumes"};
+
+/// Calls f(name, view) for each floating field of a set.
+template <class Set, class F>
+void for_each_field(const Set& set, const SetFieldNames& names, F&& f) {
+  f(names.positions, set.positions);
+  f(names.supports, set.supports);
+  f(names.masses, set.masses);
+  f(names.densities, set.densities);
+  f(names.volumes, set.volumes);
+}
+
+/// Calls f(name, view) for each array of the correction states a call gives.
+template <class C, class F>
+void for_each_correction_field(const C& c, F&& f) {
+  if constexpr (!std::is_same_v<std::decay_t<decltype(c.crk)>, NoCRK>) {
+    f("corrections.crk.a", c.crk.a);
+    f("corrections.crk.b", c.crk.b);
+    f("corrections.crk.grad_a", c.crk.grad_a);
+    f("corrections.crk.grad_b", c.crk.grad_b);
+  }
+  if constexpr (!std::is_same_v<std::decay_t<decltype(c.renormalization)>, NoRenormalization>) {
+    f("corrections.renormalization.matrices", c.renormalization.matrices);
+  }
+  if constexpr (!std::is_same_v<std::decay_t<decltype(c.grad_h)>, NoGradH>) {
+    f("corrections.grad_h.query_omegas", c.grad_h.query_omegas);
+    f("corrections.grad_h.reference_omegas", c.grad_h.reference_omegas);
+  }
+}
+
+/// Throws naming `argument` when `view` is an empty (default-constructed) `Variable`, which
+/// tracks no array; other views pass.
+template <class View>
+void require_tracks_an_array(const View& view, const char* function, const char* argument) {
+  if constexpr (is_variable_v<View>) {
+    SPHAD_REQUIRE(view.state != nullptr, function, argument,
+                  "is an empty Variable (default-constructed: it tracks no array); give the "
+                  "Variable of an array, or leave the field out");
+  }
+}
+
 template <class F>
 NoCRK map_crk(const NoCRK& c, F&&) {
   return c;
@@ -1194,24 +1248,15 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
       : queries(q), references(r), domain(d), rows(std::move(list)), columns(std::move(transposed)),
         query_values(qv), reference_values(rv), filter(f), factor(calibration), corrections(c),
         output(std::move(out)) {
-    using sphad::detail::snapshot_version;
-    const auto set = [&](const char* role, const auto& s) {
-      snapshot_version(snapshots, role, s.positions);
-      snapshot_version(snapshots, role, s.supports);
-      snapshot_version(snapshots, role, s.masses);
-      snapshot_version(snapshots, role, s.densities);
-      snapshot_version(snapshots, role, s.volumes);
+    const auto snapshot = [&](const char* field, const auto& view) {
+      sphad::detail::snapshot_version(snapshots, field, view);
     };
-    set("queries", queries);
-    set("references", references);
-    snapshot_version(snapshots, "query_values", query_values);
-    snapshot_version(snapshots, "reference_values", reference_values);
-    const auto correction = [&](const auto& view) {
-      snapshot_version(snapshots, "corrections", view);
-      return view;
-    };
-    map_corrections(corrections, correction, correction, correction);
-    snapshot_version(snapshots, "output", output);
+    for_each_field(queries, query_fields, snapshot);
+    for_each_field(references, reference_fields, snapshot);
+    snapshot("query_values", query_values);
+    snapshot("reference_values", reference_values);
+    for_each_correction_field(corrections, snapshot);
+    snapshot("output", output);
   }
 
   void check_versions() const override { sphad::detail::check_snapshots(snapshots); }
@@ -1487,6 +1532,14 @@ auto record(Tape<Exec>& tape,
             const Corr& corrections = {}) {
   using namespace ops::detail;
   constexpr const char* function = "record";
+  const auto tracks_an_array = [&](const char* field, const auto& view) {
+    require_tracks_an_array(view, function, field);
+  };
+  for_each_field(queries, query_fields, tracks_an_array);
+  for_each_field(references, reference_fields, tracks_an_array);
+  tracks_an_array("query_values", query_values);
+  tracks_an_array("reference_values", reference_values);
+  for_each_correction_field(corrections, tracks_an_array);
   const Untracked untracked;
   const auto q = map_set(queries, untracked);
   const auto r = map_set(references, untracked);
@@ -1621,11 +1674,12 @@ template <class F, class Exec, class... Views>
 auto record_map(Tape<Exec>& tape, std::int64_t n, const F& f, const Views&... inputs) {
   using namespace ops::detail;
   const Untracked untracked;
-  const auto check = [&](std::int64_t size) {
-    SPHAD_REQUIRE(size == n, "record_map", "inputs",
-                  sphad::detail::concat("an input has ", size, " entries for ", n, " rows"));
+  const auto check = [&](const auto& input) {
+    require_tracks_an_array(input, "record_map", "inputs");
+    SPHAD_REQUIRE(input.size == n, "record_map", "inputs",
+                  sphad::detail::concat("an input has ", input.size, " entries for ", n, " rows"));
   };
-  (check(inputs.size), ...);
+  (check(inputs), ...);
   const auto plain = make_pack(untracked(inputs)...);
   using Out = std::remove_cv_t<std::remove_reference_t<decltype(plain.apply(f, 0))>>;
   Variable<Out> out = tape.template make_output<Out>(n);

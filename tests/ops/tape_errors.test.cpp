@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+// Reverse mode under misuse (issue #22): an empty Variable given as a field, a seed that is a
+// view of the tape's own gradient memory, and messages that name the written field.
+#include "ops/derivative_matrix.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <vector>
+
+using namespace sphad;
+using test::view_of;
+
+namespace {
+
+using V2 = Vec<double, 2>;
+using Density = ops::Density<kernels::Wendland4>;
+using Gradient = ops::Gradient<kernels::Wendland4, GradientScheme::Difference>;
+
+/// A small 2D set whose positions and values are tracked.
+struct Tracked2 {
+  test::JVPInputs<2> in{false};
+  test::Tracked<V2> x{in.x.value};
+  test::Tracked<double> f{in.f.value};
+  std::int64_t n = std::int64_t(in.x.value.size());
+  ParticleSet<2, double> plain() const {
+    return {view_of(x.values), view_of(in.h.value), view_of(in.m.value), {in.kinds.data(), n}};
+  }
+  auto tracked() const { return plain().with_positions(x.variable); }
+};
+
+} // namespace
+
+TEST_CASE("record: an empty Variable given as a field is rejected, naming it, before anything "
+          "is recorded",
+          "[record][vjp][errors]") {
+  const Tracked2 t;
+  Tape<exec::host> tape;
+  const Variable<double> empty;
+  const auto message = [](const char* field) {
+    return Catch::Matchers::Contains(std::string("sphad::record: argument `") + field +
+                                     "`: is an empty Variable");
+  };
+  CHECK_THROWS_WITH(
+      record<Density>(tape, t.tracked().with_densities(empty), t.tracked(), t.in.domain, t.in.list),
+      message("queries.densities"));
+  CHECK_THROWS_WITH(
+      record<Density>(tape, t.tracked(), t.tracked().with_volumes(empty), t.in.domain, t.in.list),
+      message("references.volumes"));
+  CHECK_THROWS_WITH(record<Gradient>(tape, t.tracked().with_densities(view_of(t.in.rho.value)),
+                                     t.tracked().with_densities(view_of(t.in.rho.value)),
+                                     t.in.domain, t.in.list, t.f.variable, empty),
+                    message("reference_values"));
+  CHECK(tape.size() == 0);
+  CHECK(tape.bytes() == 0);
+  const auto one = [](auto value) { return value; };
+  CHECK_THROWS_WITH(record_map(tape, 0, one, empty),
+                    Catch::Matchers::Contains("argument `inputs`: is an empty Variable"));
+  CHECK(tape.size() == 0);
+}
+
+TEST_CASE("Tape::backward: a seed that is a view of the tape's gradient memory is read before "
+          "the gradients are zeroed",
+          "[record][vjp][errors]") {
+  const Tracked2 t;
+  Tape<exec::host> tape;
+  const auto rho = record<Density>(tape, t.tracked(), t.tracked(), t.in.domain, t.in.list);
+  std::vector<double> seed(std::size_t(t.n));
+  for (std::size_t i = 0; i < seed.size(); ++i) {
+    seed[i] = 0.5 + 0.25 * double(i % 5);
+  }
+  tape.backward(rho, Span<const double>{seed.data(), t.n});
+  const auto own = tape.gradient(rho); // the output's adjoint: the seed, in the tape's memory
+  REQUIRE(std::vector<double>(own.data, own.data + own.size) == seed);
+  const auto expected = tape.gradient(t.x.variable);
+  const std::vector<V2> first(expected.data, expected.data + expected.size);
+  double largest = 0;
+  for (const auto& g : first) {
+    largest = std::max(largest, std::abs(g[0]) + std::abs(g[1]));
+  }
+  REQUIRE(largest > 0);
+  tape.backward(rho, own); // seeded from its own gradient memory
+  const auto again = tape.gradient(t.x.variable);
+  CHECK(std::vector<V2>(again.data, again.data + again.size) == first);
+  // A seed inside a gradient array (a sub-range) too.
+  const auto part = tape.gradient(rho);
+  tape.backward(rho, Span<const double>{part.data, part.size});
+  const auto third = tape.gradient(t.x.variable);
+  CHECK(std::vector<V2>(third.data, third.data + third.size) == first);
+}
+
+TEST_CASE("Tape::backward: a variable written after recording is named by its field",
+          "[record][vjp][errors]") {
+  const Tracked2 t;
+  Tape<exec::host> tape;
+  const auto rho = record<Density>(tape, t.tracked(), t.tracked(), t.in.domain, t.in.list);
+  const std::vector<double> seed(std::size_t(t.n), 1.0);
+  t.x.variable.write();
+  CHECK_THROWS_WITH(tape.backward(rho, Span<const double>{seed.data(), t.n}),
+                    Catch::Matchers::Contains("sphad::Tape::backward: argument "
+                                              "`queries.positions`: was written after it was "
+                                              "recorded"));
+}
