@@ -28,8 +28,10 @@ struct OperatorCase {
     const auto size = std::size_t(n);
     mass.assign(size, T(1.0 / double(n)));
     kinds.assign(size, 0);
-    list = build_neighbor_list<SupportScheme::Gather>(exec::host{}, cloud.points(), cloud.points(),
-                                                      cloud.domain);
+    // Uniform supports: the same pairs as a Gather list, and it serves the CRK factors'
+    // Scatter stages too.
+    list = build_neighbor_list<SupportScheme::SuperSymmetric>(exec::host{}, cloud.points(),
+                                                              cloud.points(), cloud.domain);
     set = {cloud.points().positions, cloud.points().supports, {mass.data(), n}, {kinds.data(), n}};
     const auto rho =
         apply<ops::Density<kernels::Wendland4>>(exec::host{}, set, set, cloud.domain, list);

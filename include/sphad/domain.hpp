@@ -24,7 +24,8 @@ template <int D, class T>
 struct Domain {
   static_assert(D >= 1 && D <= 3, "sphad::Domain: the dimension D must be 1, 2 or 3");
   static_assert(std::is_floating_point_v<T>,
-                "sphad::Domain: bounds are plain float or double (never dual: decision A2)");
+                "sphad::Domain: bounds are plain float or double (never dual: domains are never "
+                "differentiable)");
   Vec<T, D> min;
   Vec<T, D> max;
   Vec<bool, D> periodic{};

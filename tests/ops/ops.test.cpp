@@ -444,6 +444,13 @@ TEST_CASE("ops: bad calls are rejected before any work, naming the argument", "[
   inverted.min[0] = 3;
   CHECK_THROWS_WITH(apply<ops::Density<K2>>(ex, p.view(), p.view(), inverted, list),
                     Catch::Matchers::Contains("argument `domain`"));
+  // A negative size everywhere (sizes that agree) names the set, not an internal function.
+  auto negative = p.view();
+  negative.positions.size = negative.supports.size = negative.masses.size = -3;
+  negative.kinds.size = negative.densities.size = -3;
+  CHECK_THROWS_WITH(apply<ops::Density<K2>>(ex, negative, p.view(), domain, list),
+                    Catch::Matchers::Contains("sphad::apply: argument `queries`: has a negative "
+                                              "size (got -3 positions)"));
 }
 
 TEST_CASE("ops: matrix fields — gradient [K, C, D] and the curl of each column", "[ops]") {
@@ -609,4 +616,68 @@ TEST_CASE("ops: every operator differentiates with Dual<double, 1> positions and
   check(OpTag<ops::Laplacian<K2, L::Brookshaw>>{}, std::false_type{}, "Laplacian Brookshaw");
   check(OpTag<ops::Laplacian<K2, L::Dot>>{}, std::true_type{}, "Laplacian Dot");
   check(OpTag<ops::Covariance<K2>>{}, std::false_type{}, "Covariance");
+}
+
+TEST_CASE("ops: a zero density gives zero quotients in every scheme, not NaN", "[ops][errors]") {
+  // One particle of a 6x6 lattice has ρ = 0 (or the mass that would make its term vanish). A
+  // quotient by a zero density is 0 with zero derivatives: the Symmetric gradient, the
+  // Symmetric-weighted Laplacian and the consistent divergence drop that particle's quotient,
+  // as the volume m/ρ already did, instead of turning every neighbour NaN.
+  using D1 = Dual<double, 1>;
+  const Domain<2, double> domain{{-1, -1}, {1, 1}, {true, true}};
+  const exec::host ex;
+  const auto base = test::lattice<2, double>(6, 20);
+  const auto list = test::all_pairs_list(base, domain);
+  const std::size_t empty = 14;
+  // The set with particle `empty` given (ρ, m, f), positions moved by t along a fixed direction.
+  const auto run = [&](auto t, double rho, double mass, double f_empty) {
+    using S = decltype(t);
+    test::Particles<2, S> q;
+    std::vector<S> f;
+    std::vector<Vec<S, 2>> v;
+    for (std::size_t i = 0; i < base.x.size(); ++i) {
+      const double k = double(i);
+      const Vec<S, 2> x{S(base.x[i][0]) + t * std::sin(k), S(base.x[i][1]) + t * std::cos(k)};
+      const bool e = i == empty;
+      q.add(x, S(base.h[i]), S(e ? mass : base.m[i]), S(e ? rho : 1.0 + 0.1 * std::sin(3 * k)));
+      f.push_back(S(e ? f_empty : std::cos(3 * k)));
+      v.push_back({f.back(), S(std::sin(2 * k))});
+    }
+    const auto s = q.view();
+    return std::make_tuple(
+        apply<ops::Gradient<K2, G::Symmetric>>(ex, s, s, domain, list, span(f), span(f)),
+        apply<ops::Laplacian<K2, L::Brookshaw, G::Symmetric>>(ex, s, s, domain, list, span(f),
+                                                              span(f)),
+        apply<ops::Divergence<K2, G::Naive, SupportScheme::Gather, DivergenceMode::Standard, true>>(
+            ex, s, s, domain, list, span(v), span(v)));
+  };
+  const auto [grad, lap, div] = run(D1(0.0, {1.0}), 0.0, 0.01, 2.0);
+  // The same set where the particle's terms vanish by its values instead: f = 0 for the
+  // gradient's f_j/ρ_j², m = 0 for the Laplacian's m_j/ρ_j² and the divergence's V_j = m_j/ρ_j.
+  const auto [grad_f0, unused_lap, unused_div] = run(D1(0.0, {1.0}), 1.0, 0.01, 0.0);
+  const auto [unused_grad, lap_m0, div_m0] = run(D1(0.0, {1.0}), 1.0, 0.0, 2.0);
+  const auto same = [](const auto& a, const auto& b) {
+    return near(value_of(a), value_of(b), 1e-12, 1e-12) &&
+           near(tangent<0>(a), tangent<0>(b), 1e-12, 1e-12);
+  };
+  for (std::int64_t i = 0; i < grad.size(); ++i) {
+    INFO("particle " << i);
+    for (int d = 0; d < 2; ++d) {
+      CHECK(std::isfinite(value_of(grad[i][d])));
+      CHECK(std::isfinite(tangent<0>(grad[i][d])));
+      CHECK((i == std::int64_t(empty) ? value_of(grad[i][d]) == 0 && tangent<0>(grad[i][d]) == 0
+                                      : same(grad[i][d], grad_f0[i][d])));
+    }
+    CHECK(std::isfinite(value_of(lap[i])));
+    CHECK(std::isfinite(tangent<0>(lap[i])));
+    CHECK(std::isfinite(value_of(div[i])));
+    CHECK(std::isfinite(tangent<0>(div[i])));
+    if (i == std::int64_t(empty)) {
+      CHECK((value_of(lap[i]) == 0 && tangent<0>(lap[i]) == 0));
+      CHECK((value_of(div[i]) == 0 && tangent<0>(div[i]) == 0));
+    } else {
+      CHECK(same(lap[i], lap_m0[i]));
+      CHECK(same(div[i], div_m0[i]));
+    }
+  }
 }

@@ -234,10 +234,10 @@ TEST_CASE("ops: device JVPs equal the host ones and replay from a CUDA graph", "
             with_tangents(span(x), span(dxd)));
     const auto fs = with_tangents(span(f), span(df));
     const auto fdv = with_tangents(span(fd), span(dfd));
-    const auto host_list = build_neighbor_list<SupportScheme::Gather>(host, s.search_points(),
-                                                                      s.search_points(), domain);
-    const auto device_list = build_neighbor_list<SupportScheme::Gather>(device, d.search_points(),
-                                                                        d.search_points(), domain);
+    const auto host_list = build_neighbor_list<SupportScheme::SuperSymmetric>(
+        host, s.search_points(), s.search_points(), domain);
+    const auto device_list = build_neighbor_list<SupportScheme::SuperSymmetric>(
+        device, d.search_points(), d.search_points(), domain);
     const auto same = [&](auto op) {
       using Op = decltype(op);
       const auto on_host = jvp<Op>(host, s, s, domain, host_list, fs, fs);

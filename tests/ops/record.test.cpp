@@ -256,8 +256,8 @@ struct ChunkedCase {
         um.push_back(jitter(rng));
       }
     }
-    list = build_neighbor_list<SupportScheme::Gather>(exec::host{}, set().search_points(),
-                                                      set().search_points(), domain);
+    list = build_neighbor_list<SupportScheme::SuperSymmetric>(exec::host{}, set().search_points(),
+                                                              set().search_points(), domain);
     xv = Variable<V2>(x.data(), n);
     hv = Variable<double>(h.data(), n);
     mv = Variable<double>(m.data(), n);

@@ -101,3 +101,59 @@ TEST_CASE("Tape::backward: a variable written after recording is named by its fi
                                               "`queries.positions`: was written after it was "
                                               "recorded"));
 }
+
+TEST_CASE("Tape: outputs live and die with the tape that made them", "[record][vjp][errors]") {
+  const Tracked2 t;
+  const std::vector<double> seed(std::size_t(t.n), 1.0);
+  const Span<const double> ones{seed.data(), t.n};
+  Tape<exec::host> a, b;
+  const auto rho = record<Density>(a, t.tracked(), t.tracked(), t.in.domain, t.in.list);
+  const auto values = [&](const Variable<double>&) {
+    return t.tracked().with_densities(view_of(t.in.rho.value));
+  };
+  // An output of tape A recorded on tape B was treated as a constant (0.98 relative error in
+  // B's gradients); it is rejected, before B changes.
+  CHECK_THROWS_WITH(record<Gradient>(b, values(rho), values(rho), t.in.domain, t.in.list, rho, rho),
+                    Catch::Matchers::Contains("sphad::record: argument `query_values`: is an "
+                                              "output of another tape"));
+  CHECK_THROWS_WITH(record_map(
+                        b, t.n, [](auto r) { return r * r; }, rho),
+                    Catch::Matchers::Contains("argument `inputs`: is an output of another tape"));
+  CHECK(b.size() == 0);
+  // Seeding an output of another tape gave all-zero gradients.
+  const auto on_b = record<Density>(b, t.tracked(), t.tracked(), t.in.domain, t.in.list);
+  CHECK_THROWS_WITH(b.backward(rho, ones),
+                    Catch::Matchers::Contains("sphad::Tape::backward: argument `seed`: is an "
+                                              "output of another tape"));
+  const Variable<double> never_recorded(Span<double>{const_cast<double*>(seed.data()), t.n});
+  CHECK_THROWS_WITH(b.backward(never_recorded, ones),
+                    Catch::Matchers::Contains("argument `seed`: the output was not recorded on "
+                                              "this tape"));
+  CHECK_NOTHROW(b.backward(on_b, ones));
+  // After A.clear() its outputs are freed: reusing one (on A or anywhere) or seeding it throws
+  // instead of reading freed memory.
+  a.clear();
+  CHECK_THROWS_WITH(record<Gradient>(a, values(rho), values(rho), t.in.domain, t.in.list, rho, rho),
+                    Catch::Matchers::Contains("argument `query_values`: is an output of a tape "
+                                              "that was cleared or destroyed"));
+  CHECK_THROWS_WITH(a.backward(rho, ones),
+                    Catch::Matchers::Contains("argument `seed`: is an output of a tape that was "
+                                              "cleared or destroyed"));
+  CHECK(a.size() == 0);
+  // A destroyed tape releases its outputs too.
+  Variable<double> orphan;
+  {
+    Tape<exec::host> c;
+    orphan = record<Density>(c, t.tracked(), t.tracked(), t.in.domain, t.in.list);
+  }
+  CHECK_THROWS_WITH(record_map(
+                        b, t.n, [](auto r) { return r + 1; }, orphan),
+                    Catch::Matchers::Contains("is an output of a tape that was cleared or "
+                                              "destroyed"));
+  // The tape's own outputs chain as before.
+  Tape<exec::host> d;
+  const auto rho_d = record<Density>(d, t.tracked(), t.tracked(), t.in.domain, t.in.list);
+  const auto squared = record_map(
+      d, t.n, [](auto r) { return r * r; }, rho_d);
+  CHECK_NOTHROW(d.backward(squared, ones));
+}

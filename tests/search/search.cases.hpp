@@ -387,6 +387,22 @@ TEST_CASE("search: a domain whose extent overflows (bounds of +-DBL_MAX) is reje
   CHECK(grid.layout.num_cells == 1);
 }
 
+TEST_CASE("search: negative sizes name the point set", "[search][errors]") {
+  const Exec exec{};
+  const auto domain = test::cube<2>(0);
+  const auto cloud = test::random_cloud<2>(exec, domain, 40, 4);
+  auto negative = cloud.device();
+  negative.positions.size = negative.supports.size = -2;
+  const auto message = Catch::Matchers::Contains("argument `references`: has a negative size");
+  CHECK_THROWS_WITH(
+      build_neighbor_list<SupportScheme::Gather>(exec, cloud.device(), negative, domain), message);
+  const auto verlet =
+      build_verlet_list<SupportScheme::Gather>(exec, cloud.device(), cloud.device(), domain, 0.1);
+  CHECK_THROWS_WITH(verlet_needs_rebuild(exec, verlet, cloud.device(), negative, domain),
+                    Catch::Matchers::Contains("sphad::verlet_needs_rebuild: argument "
+                                              "`references`: has a negative size"));
+}
+
 TEST_CASE("search: a max_support below a support is rejected (pairs would be missed)",
           "[search][errors]") {
   const Exec exec{};

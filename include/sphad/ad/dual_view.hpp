@@ -153,7 +153,7 @@ struct DualView {
   static_assert(N >= 1, "sphad::DualView: N (the number of tangent directions) must be >= 1");
   static_assert(std::is_floating_point_v<primal_t<scalar_of_t<E>>>,
                 "sphad::DualView: only floating-point arrays carry tangents (kinds and neighbour "
-                "indices never do: decision A2)");
+                "indices are never differentiable)");
   using element_type = rebind_scalar_t<E, Dual<scalar_of_t<E>, N>>;
   const E* data = nullptr;
   std::int64_t size = 0;

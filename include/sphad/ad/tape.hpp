@@ -32,7 +32,25 @@ namespace detail {
 /// (the address of this object) and how often it was written through `Variable::write`.
 struct VariableState {
   std::uint64_t version = 0;
+  /// The tape whose output this is (null for caller memory), and whether that tape has since
+  /// freed it (`clear` or destruction): a released output can no longer be read or recorded.
+  const void* owner = nullptr;
+  bool released = false;
 };
+
+/// Throws unless `state` may be recorded on (or seeded from) the tape at `tape`: not an output
+/// that was freed, not an output of another tape.
+inline void require_on_tape(const VariableState& state,
+                            const void* tape,
+                            const char* function,
+                            const char* argument) {
+  SPHAD_REQUIRE(!state.released, function, argument,
+                "is an output of a tape that was cleared or destroyed (its memory is gone); "
+                "record the launch that made it again");
+  SPHAD_REQUIRE(state.owner == nullptr || state.owner == tape, function, argument,
+                "is an output of another tape: record every launch a loss depends on on one tape "
+                "(or pass its span() to use it as a constant)");
+}
 } // namespace detail
 
 /// A tracked array: a read-only view of E [size] (caller memory, or a tape's output) with an
@@ -48,8 +66,8 @@ template <class E>
 struct Variable {
   static_assert(std::is_floating_point_v<primal_t<scalar_of_t<E>>>,
                 "sphad::Variable: only arrays of float or double (scalars, Vec, Mat, or their dual "
-                "numbers) are tracked (kinds, neighbour lists and grids are never "
-                "differentiable: decision A2)");
+                "numbers) are tracked (kinds, neighbour lists, grids and domains are never "
+                "differentiable)");
   const E* data = nullptr;
   std::int64_t size = 0;
   std::shared_ptr<detail::VariableState> state;
@@ -166,6 +184,9 @@ void snapshot_version(std::vector<VersionSnapshot>& out, const char* argument, c
 /// Throws naming the first variable written since its snapshot.
 inline void check_snapshots(const std::vector<VersionSnapshot>& snapshots) {
   for (const auto& s : snapshots) {
+    SPHAD_REQUIRE(!s.state->released, "Tape::backward", s.argument,
+                  "is an output of a tape that was cleared or destroyed (its memory is gone); "
+                  "record the launch that made it again");
     SPHAD_REQUIRE(s.state->version == s.version, "Tape::backward", s.argument,
                   concat("was written after it was recorded (version ", s.state->version,
                          ", recorded at ", s.version, "); record the launch again"));
@@ -215,9 +236,13 @@ public:
     return total;
   }
 
-  /// Drops every record, output and gradient (the variables given by `record` stay readable
-  /// only until then).
+  ~Tape() { release_outputs(); }
+
+  /// Drops every record, output and gradient. The variables `record` returned are released:
+  /// recording or seeding one afterwards throws (an output is only ever recorded on the tape
+  /// that made it, so no other tape can read the freed memory).
   void clear() {
+    release_outputs();
     records_.clear();
     gradients_.clear();
     outputs_.clear();
@@ -240,6 +265,11 @@ public:
     const auto check_seed = [&](const auto& seed) {
       SPHAD_REQUIRE(seed.output.state != nullptr, "Tape::backward", "seed",
                     "the output is an empty Variable");
+      detail::require_on_tape(*seed.output.state, this, "Tape::backward", "seed");
+      SPHAD_REQUIRE(gradients_.count(seed.output.state.get()) > 0 ||
+                        seed.output.state->owner == this,
+                    "Tape::backward", "seed",
+                    "the output was not recorded on this tape (its gradients would all be zero)");
       SPHAD_REQUIRE(seed.adjoint.size == seed.output.size, "Tape::backward", "seed",
                     detail::concat("has ", seed.adjoint.size, " entries for an output of ",
                                    seed.output.size));
@@ -295,6 +325,8 @@ public:
   Variable<E> make_output(std::int64_t n) {
     auto owned = std::make_unique<Output<E>>(exec_, n);
     Variable<E> v(Span<E>{owned->values.data(), n});
+    v.state->owner = this;
+    owned->state = v.state;
     outputs_.push_back(std::move(owned));
     return v;
   }
@@ -336,6 +368,12 @@ public:
   }
 
 private:
+  void release_outputs() {
+    for (const auto& o : outputs_) {
+      o->state->released = true;
+    }
+  }
+
   /// Whether [data, data + n) overlaps a gradient array of this tape (addresses compared on the
   /// host; device memory is not read).
   template <class E>
@@ -374,6 +412,7 @@ private:
   struct OutputBase {
     virtual ~OutputBase() = default;
     std::int64_t bytes = 0;
+    std::shared_ptr<detail::VariableState> state; ///< released when the output is freed
   };
   template <class E>
   struct Output final : OutputBase {

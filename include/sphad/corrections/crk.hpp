@@ -418,7 +418,8 @@ compute_crk_factors(const Exec& exec,
                     const Domain<D, typename Set::primal_scalar>& domain,
                     const Adjacency& adjacency,
                     const CRKOptions<typename Set::primal_scalar>& options = {}) {
-  const std::int64_t n = particles.size();
+  const std::int64_t n =
+      ops::detail::checked_size(particles, "corrections::crk_factors", "particles");
   CRKFactors<D, T, Exec> f{Buffer<T, Exec>(exec, n),         Buffer<T, Exec>(exec, n),
                            Buffer<T, Exec>(exec, n),         Buffer<Vec<T, D>, Exec>(exec, n),
                            Buffer<Vec<T, D>, Exec>(exec, n), Buffer<Mat<T, D, D>, Exec>(exec, n)};

@@ -102,7 +102,8 @@ Buffer<T, Exec> compute_omegas(const Exec& exec,
                                const Domain<D, typename Set::primal_scalar>& domain,
                                const Adjacency& adjacency,
                                const ApplyOptions<typename Set::primal_scalar>& options = {}) {
-  Buffer<T, Exec> omegas(exec, particles.size());
+  Buffer<T, Exec> omegas(
+      exec, ops::detail::checked_size(particles, "corrections::grad_h_omegas", "particles"));
   grad_h_omegas_into<Kernel>(exec, particles, domain, adjacency,
                              Span<T>{omegas.data(), omegas.size()}, options);
   return omegas;

@@ -161,7 +161,8 @@ compute_renormalization(const Exec& exec,
                         const Adjacency& adjacency,
                         const ApplyOptions<typename Queries::primal_scalar>& options = {},
                         const Corr& corrections = {}) {
-  const std::int64_t n = queries.size();
+  const std::int64_t n =
+      ops::detail::checked_size(queries, "corrections::renormalization_matrices", "queries");
   RenormalizationMatrices<D, T, Exec> out{Buffer<Mat<T, D, D>, Exec>(exec, n),
                                           Buffer<Mat<T, D, D>, Exec>(exec, n)};
   renormalization_matrices_into<Kernel, Support>(

@@ -50,7 +50,7 @@ template <class K, class V>
 void stable_sort_by_key(
     const host&, K* keys, V* values, std::int64_t n, int key_bits = int(sizeof(K)) * CHAR_BIT) {
   detail::check_sort_arguments<K>(n, key_bits);
-  detail::radix_sort_pairs(keys, values, n);
+  detail::radix_sort_pairs(keys, values, n, key_bits);
 }
 
 #if defined(__CUDACC__)

@@ -15,6 +15,7 @@
 #include <sphad/ops/pair.hpp>
 #include <sphad/particles.hpp>
 #include <sphad/search/hash_grid.hpp>
+#include <sphad/search/list_checks.hpp>
 #include <sphad/search/neighbor_list.hpp>
 
 #include <cmath>
@@ -303,12 +304,21 @@ struct Evaluate {
   }
 };
 
+/// The particle count of a set, checked ≥ 0 (entry points that allocate per particle call it
+/// before allocating).
+template <class Set>
+std::int64_t checked_size(const Set& set, const char* function, const char* name) {
+  SPHAD_REQUIRE(set.size() >= 0, function, name,
+                sphad::detail::concat("has a negative size (got ", set.size(), " positions)"));
+  return set.size();
+}
+
 template <class Set>
 void validate_particles(const Set& set,
                         bool needs_densities,
                         const char* function,
                         const char* name) {
-  const std::int64_t n = set.size();
+  const std::int64_t n = checked_size(set, function, name);
   const auto check = [&](std::int64_t size, const char* what) {
     SPHAD_REQUIRE(size == n, function, name,
                   sphad::detail::concat(what, " has ", size, " entries, positions ", n));
@@ -347,7 +357,7 @@ void validate_corrections(const Corrections<CRKType, RenormalizationType, GradHT
                       references.volumes.size > 0,
                   function, "corrections.crk",
                   "CRK factors describe one particle set; with a distinct reference set pass the "
-                  "references' volumes (decision C4)");
+                  "references' volumes");
     const bool complete = c.crk.a.size == nq && c.crk.b.size == nq && c.crk.grad_a.size == nq &&
                           c.crk.grad_b.size == nq;
     SPHAD_REQUIRE(complete, function, "corrections.crk",
@@ -415,22 +425,96 @@ R validate_call(const Queries& queries,
   return R(1);
 }
 
-/// The neighbours of each query: the rows of a list (checked against Nq)...
-template <SupportScheme S, class Exec>
-ListNeighbors traversal(const Exec&,
+/// Host memory, O(N): every position and support finite, every support > 0 (the kernels divide
+/// by h) and every kind one of the four (another kind would be filtered out by every direction
+/// but TrueAllToAll). Returns the largest support.
+template <class Set>
+typename Set::primal_scalar
+check_particle_values(const exec::host&, const Set& set, const char* function, const char* name) {
+  using R = typename Set::primal_scalar;
+  const auto x = primal_view(set.positions);
+  const auto h = primal_view(set.supports);
+  R largest = R(0);
+  for (std::int64_t i = 0; i < set.size(); ++i) {
+    const R h_i = R(value_of(h[i]));
+    bool finite = std::isfinite(h_i);
+    for (int a = 0; a < Set::dim; ++a) {
+      finite = finite && std::isfinite(R(value_of(x[i][a])));
+    }
+    SPHAD_REQUIRE(finite, function, name,
+                  sphad::detail::concat("has a non-finite position or support at index ", i));
+    SPHAD_REQUIRE(h_i > R(0), function, name,
+                  sphad::detail::concat("has a support <= 0 at index ", i, " (got ", h_i,
+                                        "); operators need h > 0"));
+    const std::int32_t kind = set.kinds[i];
+    SPHAD_REQUIRE(kind >= 0 && kind <= 3, function, name,
+                  sphad::detail::concat("has an unknown particle kind at index ", i, " (got ", kind,
+                                        "; kinds are 0 fluid, 1 boundary, 2 ghost, 3 other)"));
+    largest = h_i > largest ? h_i : largest;
+  }
+  return largest;
+}
+
+/// Device memory is not read on the host: a CUDA call does not check particle values (-1: no
+/// largest support known).
+template <class Exec, class Set>
+typename Set::primal_scalar
+check_particle_values(const Exec&, const Set&, const char*, const char*) {
+  return typename Set::primal_scalar(-1);
+}
+
+/// Whether two sets view the same arrays (one set in both roles: checked once).
+template <class Queries, class References>
+bool same_set(const Queries& queries, const References& references) {
+  const auto same = [](const void* a, const void* b) { return a == b; };
+  return same(primal_view(queries.positions).data, primal_view(references.positions).data) &&
+         same(primal_view(queries.supports).data, primal_view(references.supports).data) &&
+         queries.kinds.data == references.kinds.data && queries.size() == references.size();
+}
+
+/// The neighbours of each query: the rows of a list, checked against both sets and the
+/// operator's support scheme...
+template <SupportScheme S, class Exec, class Queries, class References>
+ListNeighbors traversal(const Exec& exec,
                         const NeighborList<Exec>& list,
-                        std::int64_t num_queries,
+                        const Queries& queries,
+                        const References& references,
                         const char* function) {
+  check_particle_values(exec, queries, function, "queries");
+  if (!same_set(queries, references)) {
+    check_particle_values(exec, references, function, "references");
+  }
   SPHAD_REQUIRE(
-      list.num_queries == num_queries, function, "neighbors",
-      sphad::detail::concat("has ", list.num_queries, " rows for ", num_queries, " queries"));
+      list.scheme < 0 || search::search_covers(list.scheme, S), function, "neighbors",
+      sphad::detail::concat("was built for the ", search::support_scheme_name(list.scheme),
+                            " support scheme, which misses pairs the operator's ",
+                            search::support_scheme_name(int(S)), " scheme needs (build it with ",
+                            search::support_scheme_name(int(S)), " or SuperSymmetric)"));
+  search::detail::check_list(exec, list, queries.size(), references.size(), function, "neighbors");
   return ListNeighbors{list.offsets.data(), list.neighbors.data()};
 }
 
-/// ...or the search grid, traversed directly (decision N5).
-template <SupportScheme S, int D, class R, class Exec>
-GridNeighbors<S, D, R>
-traversal(const Exec&, const search::HashGrid<D, R, Exec>& grid, std::int64_t, const char*) {
+/// ...or the search grid, traversed directly (decision N5), checked against the references it
+/// sorted and, on the host, against the supports it must reach.
+template <SupportScheme S, int D, class R, class Exec, class Queries, class References>
+GridNeighbors<S, D, R> traversal(const Exec& exec,
+                                 const search::HashGrid<D, R, Exec>& grid,
+                                 const Queries& queries,
+                                 const References& references,
+                                 const char* function) {
+  const R h_q = check_particle_values(exec, queries, function, "queries");
+  const R h_r = same_set(queries, references)
+                    ? h_q
+                    : check_particle_values(exec, references, function, "references");
+  SPHAD_REQUIRE(grid.sorted_index.size() == references.size(), function, "neighbors",
+                sphad::detail::concat("is a grid over ", grid.sorted_index.size(),
+                                      " references but the call has ", references.size(),
+                                      " (rebuild it after particles are added or removed)"));
+  const R needed = search::max_search_radius<S>(h_q, h_r);
+  SPHAD_REQUIRE(h_q < R(0) || h_r < R(0) || needed <= grid.radius, function, "neighbors",
+                sphad::detail::concat("is a grid for search radius ", grid.radius,
+                                      " but the supports need ", needed,
+                                      " (rebuild it after supports grow)"));
   return GridNeighbors<S, D, R>{grid.view()};
 }
 
@@ -459,7 +543,7 @@ void evaluate_all(const Exec& exec,
                   bool skip_self_pairs = false) {
   const auto factor = validate_call<Op>(queries, references, domain, query_values, reference_values,
                                         options, corrections, function);
-  const auto neighbors = traversal<Op::support>(exec, adjacency, queries.size(), function);
+  const auto neighbors = traversal<Op::support>(exec, adjacency, queries, references, function);
   using Launch = Evaluate<Op, std::remove_const_t<decltype(neighbors)>, Queries, References,
                           QueryValues, ReferenceValues, Corr, Store>;
   exec::for_each_index(exec, queries.size(),
@@ -538,7 +622,7 @@ apply(const Exec& exec,
       const ApplyOptions<typename Queries::primal_scalar>& options = {},
       const Corr& corrections = {}) {
   using Out = ops::detail::output_of_t<Op, Queries, References, QueryValues, ReferenceValues, Corr>;
-  Buffer<Out, Exec> out(exec, queries.size());
+  Buffer<Out, Exec> out(exec, ops::detail::checked_size(queries, "apply", "queries"));
   apply_into<Op>(exec, queries, references, domain, adjacency, query_values, reference_values,
                  Span<Out>{out.data(), out.size()}, options, corrections);
   return out;

@@ -98,7 +98,8 @@ Buffer<Vec<T, D>, Exec> density_position_hvp(const Exec& exec,
                                              Span<const Vec<T, D>> query_tangents,
                                              Span<const Vec<T, D>> reference_tangents,
                                              const ApplyOptions<T>& options = {}) {
-  Buffer<Vec<T, D>, Exec> out(exec, queries.size());
+  Buffer<Vec<T, D>, Exec> out(
+      exec, ops::detail::checked_size(queries, "density_position_hvp", "queries"));
   density_position_hvp_into<Kernel, Support>(exec, queries, references, domain, neighbors,
                                              query_tangents, reference_tangents,
                                              Span<Vec<T, D>>{out.data(), out.size()}, options);

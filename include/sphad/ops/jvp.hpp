@@ -187,7 +187,7 @@ jvp(const Exec& exec,
     const ApplyOptions<typename Queries::primal_scalar>& options = {},
     const Corr& corrections = {}) {
   using Primal = typename Types::primal;
-  const std::int64_t n = queries.size();
+  const std::int64_t n = ops::detail::checked_size(queries, "jvp", "queries");
   JVPResult<Primal, Exec> out{Buffer<Primal, Exec>(exec, n),
                               Buffer<Primal, Exec>(exec, Types::directions * n)};
   jvp_into<Op>(exec, queries, references, domain, adjacency, query_values, reference_values,

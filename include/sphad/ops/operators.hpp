@@ -206,7 +206,7 @@ struct Divergence : detail::FieldDerivative<Kernel, Support>,
   template <class P>
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto particle_part(const P& p) {
     if constexpr (Consistent) {
-      return detail::coefficient<Scheme>(p, p.volume_j * p.rho_j / p.rho_i);
+      return detail::coefficient<Scheme>(p, safe_divide(p.volume_j * p.rho_j, p.rho_i));
     } else {
       return detail::coefficient<Scheme>(p);
     }
@@ -386,7 +386,8 @@ struct Laplacian
     using F = rebind_scalar_t<Field, promote_t<typename P::scalar, scalar_of_t<Field>>>;
     using sphad::detail::convert_scalars;
     return Difference == GradientScheme::Symmetric
-               ? convert_scalars<F>((p.f_j - p.f_i) * (p.m_j * p.rho_i / (p.rho_j * p.rho_j)))
+               ? convert_scalars<F>((p.f_j - p.f_i) *
+                                    safe_divide(p.m_j * p.rho_i, p.rho_j * p.rho_j))
                : convert_scalars<F>((p.f_j - p.f_i) * p.volume_j);
   }
 

@@ -348,11 +348,15 @@ void for_each_correction_field(const C& c, F&& f) {
 /// Throws naming `argument` when `view` is an empty (default-constructed) `Variable`, which
 /// tracks no array; other views pass.
 template <class View>
-void require_tracks_an_array(const View& view, const char* function, const char* argument) {
+void require_tracks_an_array(const View& view,
+                             const void* tape,
+                             const char* function,
+                             const char* argument) {
   if constexpr (is_variable_v<View>) {
     SPHAD_REQUIRE(view.state != nullptr, function, argument,
                   "is an empty Variable (default-constructed: it tracks no array); give the "
                   "Variable of an array, or leave the field out");
+    sphad::detail::require_on_tape(*view.state, tape, function, argument);
   }
 }
 
@@ -1533,7 +1537,7 @@ auto record(Tape<Exec>& tape,
   using namespace ops::detail;
   constexpr const char* function = "record";
   const auto tracks_an_array = [&](const char* field, const auto& view) {
-    require_tracks_an_array(view, function, field);
+    require_tracks_an_array(view, &tape, function, field);
   };
   for_each_field(queries, query_fields, tracks_an_array);
   for_each_field(references, reference_fields, tracks_an_array);
@@ -1549,7 +1553,7 @@ auto record(Tape<Exec>& tape,
   using Out = output_of_t<Op, decltype(q), decltype(r), decltype(qv), decltype(rv), decltype(c)>;
   // Everything is checked before the tape changes (the launch below checks again: cheap).
   const auto factor = validate_call<Op>(q, r, domain, qv, rv, options, c, function);
-  traversal<Op::support>(tape.exec(), neighbors, q.size(), function);
+  traversal<Op::support>(tape.exec(), neighbors, q, r, function);
   Variable<Out> out = tape.template make_output<Out>(q.size());
   evaluate_all<Op>(tape.exec(), q, r, domain, neighbors, qv, rv, options, c,
                    StoreAt<Out>{const_cast<Out*>(out.data)}, function);
@@ -1673,9 +1677,10 @@ struct MapRecord final : sphad::detail::Record<Exec> {
 template <class F, class Exec, class... Views>
 auto record_map(Tape<Exec>& tape, std::int64_t n, const F& f, const Views&... inputs) {
   using namespace ops::detail;
+  SPHAD_REQUIRE(n >= 0, "record_map", "n", sphad::detail::concat("negative (got ", n, ")"));
   const Untracked untracked;
   const auto check = [&](const auto& input) {
-    require_tracks_an_array(input, "record_map", "inputs");
+    require_tracks_an_array(input, &tape, "record_map", "inputs");
     SPHAD_REQUIRE(input.size == n, "record_map", "inputs",
                   sphad::detail::concat("an input has ", input.size, " entries for ", n, " rows"));
   };

@@ -42,6 +42,8 @@ NeighborList<exec::host> brute_force_neighbor_list(const SearchPoints<D, T>& que
     list.offsets[i + 1] = std::int64_t(pairs.size());
   }
   list.num_pairs = std::int64_t(pairs.size());
+  list.num_references = references.size();
+  list.scheme = static_cast<int>(S);
   list.neighbors = Buffer<std::int32_t, exec::host>(exec, list.num_pairs);
   std::copy(pairs.begin(), pairs.end(), list.neighbors.data());
   return list;

@@ -42,7 +42,7 @@ template <int D, class T, class Exec>
 struct HashGrid {
   static_assert(std::is_floating_point_v<T>,
                 "sphad::search::HashGrid: a search grid is plain float or double (never dual: "
-                "neighbour structures carry no tangents, decision A2)");
+                "neighbour structures are never differentiable)");
   GridLayout<D, T> layout;
   T radius; ///< the largest search radius it serves (cell width ≥ radius)
   Buffer<std::int32_t, Exec> sorted_index;
@@ -57,14 +57,16 @@ struct HashGrid {
 };
 
 namespace detail {
+/// The cell key of each point, 64-bit: a grid may have up to 8 Nr cells, past 2^32 for
+/// 2^29 references.
 template <int D, class T>
 struct CellKeys {
   GridLayout<D, T> layout;
   const Vec<T, D>* positions;
-  std::uint32_t* keys;
+  std::uint64_t* keys;
   std::int32_t* index;
   SPHAD_HOST_DEVICE void operator()(std::int64_t i) const {
-    keys[i] = static_cast<std::uint32_t>(
+    keys[i] = static_cast<std::uint64_t>(
         layout.key(layout.cell_of(wrap_position(layout.domain, positions[i]))));
     index[i] = static_cast<std::int32_t>(i);
   }
@@ -88,14 +90,14 @@ struct GatherSorted {
 /// cell_start[c] = first sorted slot whose key is ≥ c (a binary search: deterministic, no
 /// atomics).
 struct CellStarts {
-  const std::uint32_t* keys;
+  const std::uint64_t* keys;
   std::int64_t n;
   std::int32_t* cell_start;
   SPHAD_HOST_DEVICE void operator()(std::int64_t cell) const {
     std::int64_t lo = 0, hi = n;
     while (lo < hi) {
       const std::int64_t mid = (lo + hi) / 2;
-      if (std::int64_t(keys[mid]) < cell) {
+      if (keys[mid] < std::uint64_t(cell)) {
         lo = mid + 1;
       } else {
         hi = mid;
@@ -104,6 +106,16 @@ struct CellStarts {
     cell_start[cell] = static_cast<std::int32_t>(lo);
   }
 };
+/// The bits a cell key of `layout` needs (keys lie in [0, num_cells)): the sorts pass over
+/// those alone.
+template <int D, class T>
+int cell_key_bits(const GridLayout<D, T>& layout) {
+  int bits = 1;
+  while (bits < 63 && (std::int64_t(1) << bits) < layout.num_cells) {
+    ++bits;
+  }
+  return bits;
+}
 } // namespace detail
 
 /// Sorts `references` into the cells of a grid whose cells are at least `radius` wide (at
@@ -124,11 +136,12 @@ HashGrid<D, T, Exec> build_hash_grid(const Exec& exec,
                             Buffer<Vec<T, D>, Exec>(exec, n),
                             Buffer<T, Exec>(exec, n)};
   grid.cell_start = Buffer<std::int32_t, Exec>(exec, grid.layout.num_cells + 1);
-  Buffer<std::uint32_t, Exec> keys(exec, n);
+  Buffer<std::uint64_t, Exec> keys(exec, n);
   exec::for_each_index(exec, n,
                        detail::CellKeys<D, T>{grid.layout, references.positions.data, keys.data(),
                                               grid.sorted_index.data()});
-  exec::stable_sort_by_key(exec, keys.data(), grid.sorted_index.data(), n);
+  exec::stable_sort_by_key(exec, keys.data(), grid.sorted_index.data(), n,
+                           detail::cell_key_bits(grid.layout));
   exec::for_each_index(exec, grid.layout.num_cells + 1,
                        detail::CellStarts{keys.data(), n, grid.cell_start.data()});
   exec::for_each_index(exec, n,

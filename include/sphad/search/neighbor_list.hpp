@@ -27,12 +27,23 @@ namespace sphad {
 /// A neighbour list in the memory of `Exec`: int64 offsets [Nq + 1] and int32 reference
 /// indices [num_pairs], rows in query order, each row in the canonical traversal order of
 /// `search::for_each_neighbor`.
+///
+/// A list also says how it was made, and `apply`, `record` and the Verlet filter check every
+/// call against it: `num_references`, the size of the reference set its indices point into,
+/// and `scheme`, the support scheme of its search (whose pairs it holds), and `radius`, the
+/// largest search radius, skin included. The searches set all three. A hand-made list leaves
+/// them unknown (-1): the host then checks its offsets and indices on every call (O(pairs)),
+/// and `validate` checks them once and records the reference count (required before a
+/// hand-made list is used on CUDA, whose memory the host does not read).
 template <class Exec>
 struct NeighborList {
   Buffer<std::int64_t, Exec> offsets;
   Buffer<std::int32_t, Exec> neighbors;
   std::int64_t num_queries = 0;
   std::int64_t num_pairs = 0;
+  std::int64_t num_references = -1; ///< the reference count it indexes; -1: unknown (hand-made)
+  int scheme = -1;                  ///< a `SupportScheme` value; -1: unknown (serves any)
+  double radius = -1;               ///< the largest search radius with the skin; -1: unknown
 };
 
 /// Knobs of a search that do not change generated code.
@@ -142,10 +153,10 @@ Buffer<std::int32_t, Exec>
 query_order(const Exec& exec, const HashGrid<D, T, Exec>& grid, const SearchPoints<D, T>& queries) {
   const std::int64_t nq = queries.size();
   Buffer<std::int32_t, Exec> order(exec, nq);
-  Buffer<std::uint32_t, Exec> keys(exec, nq);
+  Buffer<std::uint64_t, Exec> keys(exec, nq);
   exec::for_each_index(
       exec, nq, CellKeys<D, T>{grid.layout, queries.positions.data, keys.data(), order.data()});
-  exec::stable_sort_by_key(exec, keys.data(), order.data(), nq);
+  exec::stable_sort_by_key(exec, keys.data(), order.data(), nq, cell_key_bits(grid.layout));
   return order;
 }
 
@@ -258,6 +269,9 @@ NeighborList<Exec> build_neighbor_list(const Exec& exec,
                 sphad::detail::concat("is below a support of `queries` or `references` (got ",
                                       options.max_support, "): pairs would be missed"));
   list.num_pairs = host_status[0];
+  list.num_references = references.size();
+  list.scheme = static_cast<int>(S);
+  list.radius = double(grid.radius);
   list.neighbors = Buffer<std::int32_t, Exec>(exec, list.num_pairs);
   exec::for_each_index(exec, nq,
                        search::detail::WriteNeighbors<S, D, T>{

@@ -24,6 +24,39 @@ SPHAD_HOST_DEVICE SPHAD_INLINE T search_radius(T h_i, T h_j) {
   return kernels::pair_support<S>(h_i, h_j);
 }
 
+/// A support scheme's name, as the enum spells it ("unknown" for other values).
+constexpr const char* support_scheme_name(int scheme) {
+  switch (scheme) {
+  case int(SupportScheme::Gather):
+    return "Gather";
+  case int(SupportScheme::Scatter):
+    return "Scatter";
+  case int(SupportScheme::MeanSymmetric):
+    return "MeanSymmetric";
+  case int(SupportScheme::KernelMeanSymmetric):
+    return "KernelMeanSymmetric";
+  case int(SupportScheme::SuperSymmetric):
+    return "SuperSymmetric";
+  case int(SupportScheme::PartialSymmetric):
+    return "PartialSymmetric";
+  default:
+    return "unknown";
+  }
+}
+
+/// Whether a list searched under scheme `list` holds every pair that scheme `op` needs, for any
+/// supports: the schemes searching max(h_i, h_j) hold every scheme's pairs; the others only
+/// their own radius rule's (h_i, h_j or the mean).
+constexpr bool search_covers(int list, SupportScheme op) {
+  const auto rule = [](int s) {
+    return s == int(SupportScheme::Gather)          ? 0
+           : s == int(SupportScheme::Scatter)       ? 1
+           : s == int(SupportScheme::MeanSymmetric) ? 2
+                                                    : 3;
+  };
+  return rule(list) == 3 || rule(list) == rule(int(op));
+}
+
 /// The largest search radius any pair can have, from the largest supports of each set.
 template <SupportScheme S, class T>
 SPHAD_HOST_DEVICE SPHAD_INLINE T max_search_radius(T max_h_query, T max_h_reference) {

@@ -150,6 +150,9 @@ NeighborList<Exec> copy_neighbor_list(const Exec& exec, const NeighborList<Exec>
   NeighborList<Exec> out{Buffer<std::int64_t, Exec>(exec, list.num_queries + 1),
                          Buffer<std::int32_t, Exec>(exec, list.num_pairs), list.num_queries,
                          list.num_pairs};
+  out.num_references = list.num_references;
+  out.scheme = list.scheme;
+  out.radius = list.radius;
   exec::copy(exec, list.offsets.data(), out.offsets.data(), list.num_queries + 1);
   exec::copy(exec, list.neighbors.data(), out.neighbors.data(), list.num_pairs);
   return out;
@@ -191,10 +194,20 @@ NeighborList<Exec> transpose_neighbor_list(const Exec& exec,
                                            const NeighborList<Exec>& list,
                                            std::int64_t num_references) {
   search::detail::check_references(num_references, "transpose_neighbor_list");
+  SPHAD_REQUIRE(list.num_references < 0 || list.num_references == num_references,
+                "transpose_neighbor_list", "num_references",
+                sphad::detail::concat("is ", num_references, " but the list was built for ",
+                                      list.num_references, " references"));
   EntryTranspose<Exec> grouped = transpose_entries(exec, list, num_references);
   NeighborList<Exec> out{std::move(grouped.offsets),
                          Buffer<std::int32_t, Exec>(exec, list.num_pairs), num_references,
                          list.num_pairs};
+  // Its rows are the references and its entries the queries: Gather and Scatter swap roles.
+  out.num_references = list.num_queries;
+  out.scheme = list.scheme == int(SupportScheme::Gather)    ? int(SupportScheme::Scatter)
+               : list.scheme == int(SupportScheme::Scatter) ? int(SupportScheme::Gather)
+                                                            : list.scheme;
+  out.radius = list.radius;
   Buffer<std::int32_t, Exec> rows(exec, list.num_pairs);
   exec::for_each_index(exec, list.num_queries,
                        search::detail::RowOfEntry{list.offsets.data(), rows.data()});

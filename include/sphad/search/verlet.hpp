@@ -145,13 +145,16 @@ VerletList<D, T, Exec> build_verlet_list(const Exec& exec,
 /// Whether the Verlet list may miss a pair now: true when max|Δx_query| + max|Δx_reference| >
 /// skin (minimum-image displacements since the build; for one set used in both roles that is
 /// 2·max|Δx| > skin, i.e. some particle moved more than skin/2), when any support grew, or when
-/// a set changed size. One reduction per set; on CUDA each is read back (synchronizes).
+/// a set changed size. One reduction per set; on CUDA each is read back (synchronizes). Throws
+/// `InvalidArgument` for negative or mismatched sizes (positions and supports).
 template <int D, class T, class Exec>
 bool verlet_needs_rebuild(const Exec& exec,
                           const VerletList<D, T, Exec>& verlet,
                           const SearchPoints<D, T>& queries,
                           const SearchPoints<D, T>& references,
                           const Domain<D, T>& domain) {
+  search::detail::validate_sizes(queries, "verlet_needs_rebuild", "queries");
+  search::detail::validate_sizes(references, "verlet_needs_rebuild", "references");
   if (queries.size() != verlet.query_positions.size() ||
       references.size() != verlet.reference_positions.size()) {
     return true;
@@ -178,9 +181,22 @@ NeighborList<Exec> filter_verlet_list(const Exec& exec,
                                       verlet.list.num_queries));
   search::detail::validate_sizes(queries, function, "queries");
   search::detail::validate_sizes(references, function, "references");
+  SPHAD_REQUIRE(references.size() == verlet.reference_positions.size(), function, "references",
+                sphad::detail::concat("has ", references.size(),
+                                      " points, the Verlet list was built for ",
+                                      verlet.reference_positions.size(),
+                                      " (rebuild it after particles are added or removed)"));
+  SPHAD_REQUIRE(search::search_covers(verlet.list.scheme, S), function, "verlet",
+                sphad::detail::concat("was built for the ",
+                                      search::support_scheme_name(verlet.list.scheme),
+                                      " support scheme, which misses pairs the ",
+                                      search::support_scheme_name(int(S)), " scheme needs"));
   const std::int64_t nq = queries.size();
   NeighborList<Exec> list{Buffer<std::int64_t, Exec>(exec, nq + 1), Buffer<std::int32_t, Exec>(),
                           nq, 0};
+  list.num_references = references.size();
+  list.scheme = static_cast<int>(S);
+  list.radius = verlet.list.radius - double(verlet.skin);
   const auto query_positions = search::detail::wrapped_positions(exec, domain, queries);
   const auto reference_positions = search::detail::wrapped_positions(exec, domain, references);
   search::detail::KeepWithin<S, D, T> keep{

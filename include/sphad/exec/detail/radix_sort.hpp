@@ -13,14 +13,18 @@
 namespace sphad::detail {
 
 /// Serial least-significant-digit radix sort of (key, value) pairs by integral key, 8 bits a
-/// pass; passes where every key has the same digit are skipped. Stable by construction.
+/// pass; passes above `key_bits` (every key in [0, 2^key_bits) when below the key's width) and
+/// passes where every key has the same digit are skipped. Stable by construction.
 template <class K, class V>
-void radix_sort_pairs(K* keys, V* values, std::int64_t n) {
+void radix_sort_pairs(K* keys,
+                      V* values,
+                      std::int64_t n,
+                      int key_bits = int(sizeof(K)) * CHAR_BIT) {
   using U = std::make_unsigned_t<K>;
   constexpr int bits = int(sizeof(K)) * CHAR_BIT;
   // Signed keys: flipping the sign bit maps their order onto the unsigned order.
   constexpr U bias = std::is_signed_v<K> ? U(U(1) << (bits - 1)) : U(0);
-  constexpr int passes = bits / 8;
+  const int passes = (std::min(key_bits, bits) + 7) / 8;
   const auto digit = [&](K key, int pass) { return int(((U(key) ^ bias) >> (8 * pass)) & 0xff); };
 
   std::vector<std::int64_t> counts(std::size_t(passes) * 256, 0);

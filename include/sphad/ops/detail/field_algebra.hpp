@@ -16,6 +16,14 @@ namespace sphad::ops::detail {
 template <class F>
 struct dependent_false : std::false_type {};
 
+/// f/d for d ≠ 0 and a zero field (value and tangents) for d = 0: a quotient by a zero density is
+/// 0, in every scheme, so one empty particle cannot make its neighbours NaN.
+template <class F, class S>
+SPHAD_HOST_DEVICE SPHAD_INLINE auto divide_or_zero(const F& f, const S& d) {
+  using R = decltype(f / d);
+  return value_of(d) != 0 ? R(f / d) : R{};
+}
+
 /// The gradient-family coefficient c_ij of a scheme (ref-operators §4.3), field-shaped, with
 /// the reference volume `volume` (V_j, or consistentDivergence's V_j ρ_j/ρ_i).
 template <GradientScheme G, class P, class V>
@@ -23,7 +31,8 @@ SPHAD_HOST_DEVICE SPHAD_INLINE auto coefficient(const P& p, const V& volume) {
   if constexpr (G == GradientScheme::Naive) {
     return p.f_j * volume;
   } else if constexpr (G == GradientScheme::Symmetric) {
-    return (p.f_i / (p.rho_i * p.rho_i) + p.f_j / (p.rho_j * p.rho_j)) * (p.m_j * p.rho_i);
+    return (divide_or_zero(p.f_i, p.rho_i * p.rho_i) + divide_or_zero(p.f_j, p.rho_j * p.rho_j)) *
+           (p.m_j * p.rho_i);
   } else if constexpr (G == GradientScheme::Difference) {
     return (p.f_j - p.f_i) * volume;
   } else {
@@ -82,8 +91,8 @@ SPHAD_HOST_DEVICE SPHAD_INLINE auto contract(const C& c, const Vec<T, D>& g) {
     }
   } else {
     static_assert(D == 1 && !is_vec_v<C>,
-                  "sphad::ops::Divergence: a scalar field has no divergence for D > 1 (decision "
-                  "O2); pass a vector field");
+                  "sphad::ops::Divergence: a scalar field has no divergence for D > 1 (the "
+                  "contracted axis must have extent D); pass a vector field");
     return c * g[0];
   }
 }
@@ -104,7 +113,8 @@ constexpr bool curlable() {
 /// vector → its z component.
 template <class C, class T, int D>
 SPHAD_HOST_DEVICE SPHAD_INLINE auto curl_term(const C& c, const Vec<T, D>& g) {
-  static_assert(D >= 2, "sphad::ops::Curl: there is no curl in 1D (decision O3)");
+  static_assert(
+      D >= 2, "sphad::ops::Curl: there is no curl in 1D (2D gives the z component, 3D the vector)");
   if constexpr (is_mat_v<C>) {
     // [D, m]: the curl of each column (the first field axis is the vector axis).
     static_assert(C::rows == D, "sphad::ops::Curl: the first field axis must have extent D");

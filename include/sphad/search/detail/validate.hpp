@@ -14,9 +14,12 @@
 
 namespace sphad::search::detail {
 
-/// Host-side checks of one point set's metadata: matching sizes.
+/// Host-side checks of one point set's metadata: sizes ≥ 0 that match.
 template <int D, class T>
 void validate_sizes(const SearchPoints<D, T>& points, const char* function, const char* name) {
+  SPHAD_REQUIRE(
+      points.positions.size >= 0, function, name,
+      sphad::detail::concat("has a negative size (got ", points.positions.size, " positions)"));
   SPHAD_REQUIRE(points.supports.size == points.positions.size, function, name,
                 sphad::detail::concat("has ", points.positions.size, " positions but ",
                                       points.supports.size, " supports"));
