@@ -5,6 +5,7 @@
 #include <sphad/ops.hpp>
 #include <sphad/search.hpp>
 
+#include "ops/derivative_matrix.hpp" // Tracked
 #include "ops/ops_cases.hpp"
 
 #include <catch2/catch.hpp>
@@ -86,11 +87,10 @@ TEST_CASE("ops: particle values are checked like the search checks them", "[ops]
   CHECK_THROWS_WITH(apply<ops::Density<K2>>(ex, negative.view(), negative.view(), domain, grid),
                     Contains("has a support <= 0 at index 5"));
   Tape<exec::host> tape(ex);
-  std::vector<Vec<double, 2>> x0(p.x.begin(), p.x.end());
-  const Variable<Vec<double, 2>> x(Span<Vec<double, 2>>{x0.data(), std::int64_t(x0.size())});
-  CHECK_THROWS_WITH(
-      record<ops::Density<K2>>(tape, negative.view().with_positions(x), p.view(), domain, list),
-      Contains("sphad::record: argument `queries`: has a support <= 0 at index 5"));
+  const test::Tracked<Vec<double, 2>> x(p.x);
+  CHECK_THROWS_WITH(record<ops::Density<K2>>(tape, negative.view().with_positions(x.variable),
+                                             p.view(), domain, list),
+                    Contains("sphad::record: argument `queries`: has a support <= 0 at index 5"));
   CHECK(tape.size() == 0);
 }
 
@@ -123,11 +123,10 @@ TEST_CASE("ops: a list or grid serves only the reference set it was built for", 
   CHECK_THROWS_WITH(apply<ops::Density<K2>>(ex, grown.view(), grown.view(), domain, grid),
                     Contains("rebuild it after supports grow"));
   Tape<exec::host> tape(ex);
-  std::vector<Vec<double, 2>> x0(p.x.begin(), p.x.end());
-  const Variable<Vec<double, 2>> x(Span<Vec<double, 2>>{x0.data(), std::int64_t(x0.size())});
-  CHECK_THROWS_WITH(
-      record<ops::Density<K2>>(tape, p.view().with_positions(x), fewer.view(), domain, list),
-      Contains("sphad::record: argument `neighbors`: was built for 16 references"));
+  const test::Tracked<Vec<double, 2>> x(p.x);
+  CHECK_THROWS_WITH(record<ops::Density<K2>>(tape, p.view().with_positions(x.variable),
+                                             fewer.view(), domain, list),
+                    Contains("sphad::record: argument `neighbors`: was built for 16 references"));
   // The Verlet filter and the transpose check the same.
   const auto verlet = build_verlet_list<SupportScheme::Gather>(
       ex, p.view().search_points(), p.view().search_points(), domain, 0.1);
@@ -212,11 +211,10 @@ TEST_CASE("ops: hand-made lists are checked before they are read", "[ops][errors
   CHECK_THROWS_WITH(density(negative_pairs), Contains("has a negative num_pairs (got -1)"));
   // The tape checks the list before it records (a wrong num_pairs once overflowed in backward).
   Tape<exec::host> tape(ex);
-  std::vector<Vec<double, 2>> x0(p.x.begin(), p.x.end());
-  const Variable<Vec<double, 2>> x(Span<Vec<double, 2>>{x0.data(), std::int64_t(x0.size())});
-  CHECK_THROWS_WITH(
-      record<ops::Density<K2>>(tape, p.view().with_positions(x), p.view(), domain, total_off),
-      Contains("sphad::record: argument `neighbors`: has offsets that do not rise"));
+  const test::Tracked<Vec<double, 2>> x(p.x);
+  CHECK_THROWS_WITH(record<ops::Density<K2>>(tape, p.view().with_positions(x.variable), p.view(),
+                                             domain, total_off),
+                    Contains("sphad::record: argument `neighbors`: has offsets that do not rise"));
   CHECK(tape.size() == 0);
 }
 

@@ -184,9 +184,6 @@ void snapshot_version(std::vector<VersionSnapshot>& out, const char* argument, c
 /// Throws naming the first variable written since its snapshot.
 inline void check_snapshots(const std::vector<VersionSnapshot>& snapshots) {
   for (const auto& s : snapshots) {
-    SPHAD_REQUIRE(!s.state->released, "Tape::backward", s.argument,
-                  "is an output of a tape that was cleared or destroyed (its memory is gone); "
-                  "record the launch that made it again");
     SPHAD_REQUIRE(s.state->version == s.version, "Tape::backward", s.argument,
                   concat("was written after it was recorded (version ", s.state->version,
                          ", recorded at ", s.version, "); record the launch again"));

@@ -518,6 +518,37 @@ GridNeighbors<S, D, R> traversal(const Exec& exec,
   return GridNeighbors<S, D, R>{grid.view()};
 }
 
+/// Launches a call already checked (`validate_call`, `traversal`): `store(i, value)` receives
+/// each query's result, `neighbors` and `factor` are what the checks returned.
+template <class Op,
+          class Exec,
+          class Neighbors,
+          class Queries,
+          class References,
+          class QueryValues,
+          class ReferenceValues,
+          class Corr,
+          class Store>
+void launch_all(const Exec& exec,
+                const Neighbors& neighbors,
+                const Queries& queries,
+                const References& references,
+                const Domain<Queries::dim, typename Queries::primal_scalar>& domain,
+                const QueryValues& query_values,
+                const ReferenceValues& reference_values,
+                OperationDirection direction,
+                typename Queries::primal_scalar factor,
+                const Corr& corrections,
+                Store store,
+                bool skip_self_pairs = false) {
+  using Launch =
+      Evaluate<Op, Neighbors, Queries, References, QueryValues, ReferenceValues, Corr, Store>;
+  exec::for_each_index(exec, queries.size(),
+                       Launch{neighbors, queries, references, domain, kind_filter(direction),
+                              query_values, reference_values, factor, corrections, store,
+                              skip_self_pairs});
+}
+
 /// Validates a call whose output has already been checked and launches it: `store(i, value)`
 /// receives each query's result.
 template <class Op,
@@ -544,12 +575,8 @@ void evaluate_all(const Exec& exec,
   const auto factor = validate_call<Op>(queries, references, domain, query_values, reference_values,
                                         options, corrections, function);
   const auto neighbors = traversal<Op::support>(exec, adjacency, queries, references, function);
-  using Launch = Evaluate<Op, std::remove_const_t<decltype(neighbors)>, Queries, References,
-                          QueryValues, ReferenceValues, Corr, Store>;
-  exec::for_each_index(exec, queries.size(),
-                       Launch{neighbors, queries, references, domain,
-                              kind_filter(options.direction), query_values, reference_values,
-                              factor, corrections, store, skip_self_pairs});
+  launch_all<Op>(exec, neighbors, queries, references, domain, query_values, reference_values,
+                 options.direction, factor, corrections, store, skip_self_pairs);
 }
 
 } // namespace ops::detail

@@ -1551,12 +1551,12 @@ auto record(Tape<Exec>& tape,
   const auto rv = untracked(reference_values);
   const auto c = map_corrections(corrections, untracked, untracked, untracked);
   using Out = output_of_t<Op, decltype(q), decltype(r), decltype(qv), decltype(rv), decltype(c)>;
-  // Everything is checked before the tape changes (the launch below checks again: cheap).
+  // Everything is checked before the tape changes; the launch reuses the checks' results.
   const auto factor = validate_call<Op>(q, r, domain, qv, rv, options, c, function);
-  traversal<Op::support>(tape.exec(), neighbors, q, r, function);
+  const auto rows = traversal<Op::support>(tape.exec(), neighbors, q, r, function);
   Variable<Out> out = tape.template make_output<Out>(q.size());
-  evaluate_all<Op>(tape.exec(), q, r, domain, neighbors, qv, rv, options, c,
-                   StoreAt<Out>{const_cast<Out*>(out.data)}, function);
+  launch_all<Op>(tape.exec(), rows, q, r, domain, qv, rv, options.direction, factor, c,
+                 StoreAt<Out>{const_cast<Out*>(out.data)});
   using Dirs = Directions<Op, Queries, References, QueryValues, ReferenceValues, Corr>;
   if constexpr (Dirs::any) {
     // With per-pair slots (CUDA; the host on request) the references gather their pairs'
