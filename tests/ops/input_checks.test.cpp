@@ -234,3 +234,67 @@ TEST_CASE("ops: validate checks a hand-made list once and ties it to its referen
                     Contains("argument `list`: was built for 5 references but the call has 4"));
   CHECK_THROWS_WITH(validate(ex, bad, -2), Contains("argument `num_references`: must be in"));
 }
+
+TEST_CASE("ops: lists for no queries, and transposes of hand-made lists, are checked (found by "
+          "fuzzing)",
+          "[ops][errors][search]") {
+  const exec::host ex;
+  const auto p = test::lattice<2, double>(2, 3); // 4 particles
+  Tape<exec::host> tape(ex);
+  const test::Tracked<Vec<double, 2>> x(p.x);
+  // A default list serves no queries; recording over it copied an offset from no memory.
+  const ParticleSet<2, double> no_queries{{}, {}, {}, {}};
+  const NeighborList<exec::host> empty;
+  CHECK(apply<ops::Density<K2>>(ex, no_queries, p.view(), domain, empty).size() == 0);
+  const auto out = record<ops::Density<K2>>(tape, no_queries, p.view().with_positions(x.variable),
+                                            domain, empty);
+  CHECK(out.size == 0);
+  const auto copy = copy_neighbor_list(ex, empty);
+  REQUIRE(copy.offsets.size() == 1);
+  CHECK(copy.offsets[0] == 0);
+  // No rows but pairs: nothing bounds its indices (grouping them wrote out of bounds).
+  NeighborList<exec::host> pairs_without_rows = hand_made({{0, 3, 9}});
+  pairs_without_rows.num_queries = 0;
+  CHECK_THROWS_WITH(apply<ops::Density<K2>>(ex, no_queries, p.view(), domain, pairs_without_rows),
+                    Contains("argument `neighbors`: has no rows but num_pairs 3"));
+  CHECK_THROWS_WITH(record<ops::Density<K2>>(tape, no_queries, p.view().with_positions(x.variable),
+                                             domain, pairs_without_rows),
+                    Contains("has no rows but num_pairs 3"));
+  // A transpose reads every index: a hand-made list is checked first.
+  const auto bad = hand_made({{0, 7}, {1}});
+  CHECK_THROWS_WITH(transpose_neighbor_list(ex, bad, 4),
+                    Contains("sphad::transpose_neighbor_list: argument `list`: has a neighbour "
+                             "index outside [0, 4)"));
+  CHECK_THROWS_WITH(transpose_entries(ex, bad, 4),
+                    Contains("sphad::transpose_entries: argument `list`: has a neighbour index"));
+  auto short_buffer = hand_made({{0, 1}, {1}});
+  short_buffer.num_pairs = 5;
+  CHECK_THROWS_WITH(copy_neighbor_list(ex, short_buffer),
+                    Contains("sphad::copy_neighbor_list: argument `list`: has 3 neighbour entries "
+                             "but num_pairs 5"));
+  const auto good = transpose_neighbor_list(ex, hand_made({{0, 3}, {3}}), 4);
+  CHECK(good.num_queries == 4);
+  CHECK(good.num_pairs == 3);
+  CHECK(good.offsets[4] - good.offsets[3] == 2); // reference 3 has both queries
+}
+
+TEST_CASE("ops: lattice calibration takes n_h in (0, 64] (found by fuzzing)", "[ops][errors]") {
+  // n_h = 1e30 converted to an integer out of range; 1e4 allocated 10^8 shells and ran O(n_h^D).
+  const exec::host ex;
+  const auto p = test::lattice<2, double>(4, 10);
+  const auto list = test::all_pairs_list(p, domain);
+  for (const double n_h : {1e30, 65.0, std::numeric_limits<double>::infinity(),
+                           std::numeric_limits<double>::quiet_NaN(), -1.0}) {
+    ApplyOptions<double> options;
+    options.calibration_n_h = n_h;
+    CHECK_THROWS_WITH(
+        apply<ops::Density<K2>>(ex, p.view(), p.view(), domain, list, {}, {}, options),
+        Contains("sphad::apply: argument `options.calibration_n_h`: must be 0 (off) "
+                 "or in (0, 64] support radii per particle spacing"));
+    CHECK_THROWS_WITH(kernels::lattice_density(KernelId::Wendland2, n_h, 2),
+                      Contains("argument `n_h`: must be in (0, 64]"));
+  }
+  ApplyOptions<double> options;
+  options.calibration_n_h = 64.0;
+  CHECK(apply<ops::Density<K2>>(ex, p.view(), p.view(), domain, list, {}, {}, options)[0] > 0);
+}

@@ -20,6 +20,10 @@
 
 namespace sphad::kernels {
 
+/// The largest n_h the lattice sum accepts: its cost grows as n_h^d (at 64, about 2·10⁶ lattice
+/// points in 3D); SPH uses n_h of a few.
+inline constexpr double max_lattice_n_h = 64.0;
+
 namespace detail {
 /// Σ over lattice points by shells: counts of |n|² = j for j ≤ ⌊n_h²⌋, then k at √j/n_h.
 template <class K, int D>
@@ -51,11 +55,12 @@ double lattice_density(double n_h) {
 } // namespace detail
 
 /// L(n_h): the lattice density of `kernel` in `dim` dimensions at n_h support radii per
-/// spacing, relative to the continuum density. Throws for n_h not finite or ≤ 0, or a bad dim.
+/// spacing, relative to the continuum density. Throws for n_h outside (0, max_lattice_n_h]
+/// (NaN included), or a bad dim.
 inline double lattice_density(KernelId kernel, double n_h, int dim) {
   detail::check_dimension("kernels::lattice_density", dim);
-  SPHAD_REQUIRE(std::isfinite(n_h) && n_h > 0, "kernels::lattice_density", "n_h",
-                sphad::detail::concat("must be finite and > 0 (got ", n_h, ")"));
+  SPHAD_REQUIRE(n_h > 0 && n_h <= max_lattice_n_h, "kernels::lattice_density", "n_h",
+                sphad::detail::concat("must be in (0, ", max_lattice_n_h, "] (got ", n_h, ")"));
   return dispatch(kernel, [&](auto k) {
     using K = decltype(k);
     return dim == 1   ? detail::lattice_density<K, 1>(n_h)
@@ -65,8 +70,8 @@ inline double lattice_density(KernelId kernel, double n_h, int dim) {
 }
 
 /// The calibration factor 1/L(n_h) (decision K7) that operators multiply every kernel
-/// evaluation with when calibration is on. Throws when n_h is not finite or ≤ 0, and when the
-/// factor is not finite and positive (a kernel whose lattice sum is ≤ 0 there).
+/// evaluation with when calibration is on. Throws when n_h is outside (0, max_lattice_n_h], and
+/// when the factor is not finite and positive (a kernel whose lattice sum is ≤ 0 there).
 inline double lattice_density_factor(KernelId kernel, double n_h, int dim) {
   const double factor = 1.0 / lattice_density(kernel, n_h, dim);
   SPHAD_REQUIRE(std::isfinite(factor) && factor > 0, "kernels::lattice_density_factor", "n_h",

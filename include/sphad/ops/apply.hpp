@@ -415,13 +415,17 @@ R validate_call(const Queries& queries,
   SPHAD_REQUIRE(known, function, "options.direction",
                 sphad::detail::concat("unknown OperationDirection (got ",
                                       static_cast<int>(options.direction), ", expected 0-14)"));
+  SPHAD_REQUIRE(options.calibration_n_h == 0 ||
+                    (options.calibration_n_h > 0 &&
+                     double(options.calibration_n_h) <= kernels::max_lattice_n_h),
+                function, "options.calibration_n_h",
+                sphad::detail::concat("must be 0 (off) or in (0, ", kernels::max_lattice_n_h,
+                                      "] support radii per particle spacing (got ",
+                                      options.calibration_n_h, ")"));
   if (options.calibration_n_h > 0) {
     return R(kernels::lattice_density_factor(Op::kernel_type::id, double(options.calibration_n_h),
                                              Queries::dim));
   }
-  SPHAD_REQUIRE(
-      options.calibration_n_h == 0, function, "options.calibration_n_h",
-      sphad::detail::concat("must be 0 (off) or > 0 (got ", options.calibration_n_h, ")"));
   return R(1);
 }
 

@@ -1562,8 +1562,10 @@ auto record(Tape<Exec>& tape,
     // With per-pair slots (CUDA; the host on request) the references gather their pairs'
     // adjoints over the transposed entries (when any); the host's chunked sums need none.
     const bool gathers = Dirs::per_pair > 0 && tape.uses_pair_slots();
-    auto transposed = gathers ? transpose_entries(tape.exec(), neighbors, references.size())
-                              : transpose_entries(tape.exec(), NeighborList<Exec>{}, 0);
+    // (the list was checked with the launch)
+    auto transposed = gathers
+                          ? search::detail::group_entries(tape.exec(), neighbors, references.size())
+                          : search::detail::group_entries(tape.exec(), NeighborList<Exec>{}, 0);
     tape.push(
         std::make_unique<
             OperatorRecord<Op, Exec, Queries, References, QueryValues, ReferenceValues, Corr, Out>>(

@@ -62,6 +62,8 @@ void check_list_shape(const NeighborList<Exec>& list,
                 concat("has ", list.num_queries, " rows for ", num_queries, " queries"));
   SPHAD_REQUIRE(list.num_pairs >= 0, function, name,
                 concat("has a negative num_pairs (got ", list.num_pairs, ")"));
+  SPHAD_REQUIRE(num_queries > 0 || list.num_pairs == 0, function, name,
+                concat("has no rows but num_pairs ", list.num_pairs));
   SPHAD_REQUIRE(list.offsets.size() == num_queries + 1 || (num_queries == 0 && list.num_pairs == 0),
                 function, name,
                 concat("has ", list.offsets.size(), " offsets for ", num_queries,

@@ -9,6 +9,7 @@
 #include <sphad/exec/copy.hpp>
 #include <sphad/exec/host.hpp>
 #include <sphad/exec/sort.hpp>
+#include <sphad/search/list_checks.hpp>
 #include <sphad/search/neighbor_list.hpp>
 
 #include <algorithm>
@@ -137,23 +138,46 @@ inline void group_by_neighbor(const exec::cuda& exec,
 }
 #endif
 
-inline void check_references(std::int64_t num_references, const char* function) {
+/// Checks a list handed to a transpose: counts and buffers consistent (O(1)); for a hand-made
+/// list also its offsets and indices (O(pairs) on the host; CUDA needs `validate` first).
+template <class Exec>
+void check_transposable(const Exec& exec,
+                        const NeighborList<Exec>& list,
+                        std::int64_t num_references,
+                        const char* function) {
   SPHAD_REQUIRE(num_references >= 0, function, "num_references",
                 sphad::detail::concat("is negative (", num_references, ")"));
+  SPHAD_REQUIRE(list.num_references < 0 || list.num_references == num_references, function,
+                "num_references",
+                sphad::detail::concat("is ", num_references, " but the list was built for ",
+                                      list.num_references, " references"));
+  SPHAD_REQUIRE(list.num_queries >= 0, function, "list",
+                sphad::detail::concat("has a negative num_queries (got ", list.num_queries, ")"));
+  check_list(exec, list, list.num_queries, num_references, function, "list");
 }
 
 } // namespace search::detail
 
-/// A copy of `list` (stream-ordered, no synchronization).
+/// A copy of `list` (stream-ordered, no synchronization). A list for no queries may come
+/// without offsets; its copy has the one offset, 0. Throws `InvalidArgument` when the counts and
+/// buffers disagree (the entries themselves are copied as they are, not checked).
 template <class Exec>
 NeighborList<Exec> copy_neighbor_list(const Exec& exec, const NeighborList<Exec>& list) {
+  constexpr const char* function = "copy_neighbor_list";
+  SPHAD_REQUIRE(list.num_queries >= 0, function, "list",
+                sphad::detail::concat("has a negative num_queries (got ", list.num_queries, ")"));
+  search::detail::check_list_shape(list, list.num_queries, list.num_references, function, "list");
   NeighborList<Exec> out{Buffer<std::int64_t, Exec>(exec, list.num_queries + 1),
                          Buffer<std::int32_t, Exec>(exec, list.num_pairs), list.num_queries,
                          list.num_pairs};
   out.num_references = list.num_references;
   out.scheme = list.scheme;
   out.radius = list.radius;
-  exec::copy(exec, list.offsets.data(), out.offsets.data(), list.num_queries + 1);
+  if (list.offsets.size() == 0) {
+    exec::fill(exec, out.offsets.data(), 1, std::int64_t(0));
+  } else {
+    exec::copy(exec, list.offsets.data(), out.offsets.data(), list.num_queries + 1);
+  }
   exec::copy(exec, list.neighbors.data(), out.neighbors.data(), list.num_pairs);
   return out;
 }
@@ -169,36 +193,43 @@ struct EntryTranspose {
   std::int64_t num_pairs = 0;
 };
 
-/// The `EntryTranspose` of `list` over `num_references` references. Deterministic and
-/// independent of the thread count; allocates stream-ordered and never synchronizes. Throws
-/// `InvalidArgument` for a negative `num_references`.
+namespace search::detail {
+/// The entries grouped by reference of a list that was checked.
 template <class Exec>
 EntryTranspose<Exec>
-transpose_entries(const Exec& exec, const NeighborList<Exec>& list, std::int64_t num_references) {
-  search::detail::check_references(num_references, "transpose_entries");
+group_entries(const Exec& exec, const NeighborList<Exec>& list, std::int64_t num_references) {
   EntryTranspose<Exec> out{Buffer<std::int64_t, Exec>(exec, num_references + 1),
                            Buffer<std::int64_t, Exec>(exec, list.num_pairs), num_references,
                            list.num_pairs};
-  search::detail::group_by_neighbor(exec, list.neighbors.data(), list.num_pairs, num_references,
-                                    out.offsets.data(), out.entries.data());
+  group_by_neighbor(exec, list.neighbors.data(), list.num_pairs, num_references, out.offsets.data(),
+                    out.entries.data());
   return out;
+}
+} // namespace search::detail
+
+/// The `EntryTranspose` of `list` over `num_references` references. Deterministic and
+/// independent of the thread count; allocates stream-ordered and never synchronizes. Throws
+/// `InvalidArgument` for a negative `num_references`, one the list was not built for, or a
+/// list whose counts and buffers disagree; a hand-made list's entries are checked as every
+/// call checks them (on CUDA it must have passed `validate`).
+template <class Exec>
+EntryTranspose<Exec>
+transpose_entries(const Exec& exec, const NeighborList<Exec>& list, std::int64_t num_references) {
+  search::detail::check_transposable(exec, list, num_references, "transpose_entries");
+  return search::detail::group_entries(exec, list, num_references);
 }
 
 /// The transpose of `list` over `num_references` references: row j holds, in increasing order,
 /// every query i whose row in `list` contains j (once per occurrence). Deterministic (a counting
 /// sort on the host, a stable radix sort on CUDA); allocates stream-ordered and never
-/// synchronizes (the size is `list.num_pairs`). Throws `InvalidArgument` for a negative
-/// `num_references`.
+/// synchronizes (the size is `list.num_pairs`). Throws `InvalidArgument` as `transpose_entries`
+/// does.
 template <class Exec>
 NeighborList<Exec> transpose_neighbor_list(const Exec& exec,
                                            const NeighborList<Exec>& list,
                                            std::int64_t num_references) {
-  search::detail::check_references(num_references, "transpose_neighbor_list");
-  SPHAD_REQUIRE(list.num_references < 0 || list.num_references == num_references,
-                "transpose_neighbor_list", "num_references",
-                sphad::detail::concat("is ", num_references, " but the list was built for ",
-                                      list.num_references, " references"));
-  EntryTranspose<Exec> grouped = transpose_entries(exec, list, num_references);
+  search::detail::check_transposable(exec, list, num_references, "transpose_neighbor_list");
+  EntryTranspose<Exec> grouped = search::detail::group_entries(exec, list, num_references);
   NeighborList<Exec> out{std::move(grouped.offsets),
                          Buffer<std::int32_t, Exec>(exec, list.num_pairs), num_references,
                          list.num_pairs};

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Builds the fuzz targets (the `fuzz` preset: clang, libFuzzer, ASan + UBSan) and runs each for
+# SECONDS (default 60), all at once, starting from its committed corpus in tests/fuzz/corpus
+# (so every past finding is replayed first). New inputs go to build/fuzz/corpus/<target>, the
+# input of a finding to build/fuzz/findings/. Exits non-zero when any target finds anything.
+# Usage: scripts/fuzz.sh [SECONDS] [TARGET ...]   (targets: evaluate neighbor_list tape)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-60}"
+shift || true
+targets=("$@")
+if [ "${#targets[@]}" -eq 0 ]; then
+  targets=(evaluate neighbor_list tape)
+fi
+bash scripts/install-deps.sh clang libclang-rt-14-dev
+cmake --preset fuzz >/dev/null
+cmake --build --preset fuzz -j "$(nproc)"
+
+mkdir -p build/fuzz/findings
+pids=()
+for target in "${targets[@]}"; do
+  mkdir -p "build/fuzz/corpus/$target"
+  # -timeout: an input running 10 s is a hang; -rss_limit_mb: one using 2 GB is a leak or an
+  # unbounded allocation. Both are findings.
+  build/fuzz/tests/fuzz/sphad_fuzz_"$target" "build/fuzz/corpus/$target" "tests/fuzz/corpus/$target" \
+    -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
+    -print_final_stats=1 -artifact_prefix="build/fuzz/findings/$target-" \
+    >"build/fuzz/$target.log" 2>&1 &
+  pids+=($!)
+done
+status=0
+for i in "${!targets[@]}"; do
+  target="${targets[$i]}"
+  if wait "${pids[$i]}"; then
+    echo "== fuzz $target: no finding ($(grep -o 'stat::number_of_executed_units: [0-9]*' \
+      "build/fuzz/$target.log" | grep -o '[0-9]*$') executions, $(grep -o 'cov: [0-9]*' \
+      "build/fuzz/$target.log" | tail -1))"
+  else
+    echo "== fuzz $target: FINDING (the log's end; the input is in build/fuzz/findings/)"
+    tail -n 60 "build/fuzz/$target.log"
+    status=1
+  fi
+done
+exit "$status"
