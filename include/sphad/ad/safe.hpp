@@ -64,12 +64,13 @@ SPHAD_HOST_DEVICE SPHAD_INLINE Vec<T, D> safe_normalize(const Vec<T, D>& x) {
   return value_of(r) > 0 ? Vec<T, D>(x / r) : Vec<T, D>{};
 }
 
-/// a/b for b ≠ 0 and exactly 0 (value and tangents) for b = 0, as the zero-sum guards need
-/// (decision C3).
+/// a/b for b ≠ 0 and exactly 0 (value and tangents) for b = 0, as the zero-sum guards and the
+/// quotients by a zero density need. `a` may be a scalar, `Vec` or `Mat` (every
+/// component 0 then); `b` is a scalar.
 template <class A, class B>
-SPHAD_HOST_DEVICE SPHAD_INLINE promote_t<A, B> safe_divide(const A& a, const B& b) {
-  using R = promote_t<A, B>;
-  return value_of(b) != 0 ? R(a / b) : R(0);
+SPHAD_HOST_DEVICE SPHAD_INLINE auto safe_divide(const A& a, const B& b) {
+  using R = decltype(a / b);
+  return value_of(b) != 0 ? R(a / b) : R{};
 }
 
 } // namespace sphad

@@ -488,12 +488,7 @@ ListNeighbors traversal(const Exec& exec,
   if (!same_set(queries, references)) {
     check_particle_values(exec, references, function, "references");
   }
-  SPHAD_REQUIRE(
-      list.scheme < 0 || search::search_covers(list.scheme, S), function, "neighbors",
-      sphad::detail::concat("was built for the ", search::support_scheme_name(list.scheme),
-                            " support scheme, which misses pairs the operator's ",
-                            search::support_scheme_name(int(S)), " scheme needs (build it with ",
-                            search::support_scheme_name(int(S)), " or SuperSymmetric)"));
+  search::detail::check_list_scheme<S>(list.scheme, function, "neighbors", "the operator's");
   search::detail::check_list(exec, list, queries.size(), references.size(), function, "neighbors");
   return ListNeighbors{list.offsets.data(), list.neighbors.data()};
 }

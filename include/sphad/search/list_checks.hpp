@@ -76,6 +76,18 @@ void check_list_shape(const NeighborList<Exec>& list,
                        num_references, " (rebuild it after particles are added or removed)"));
 }
 
+/// Throws naming `name` unless a list searched under `list_scheme` (−1: unknown, serves any)
+/// holds every pair scheme S needs; `who` says whose scheme S is ("the operator's", "the").
+template <SupportScheme S>
+void check_list_scheme(int list_scheme, const char* function, const char* name, const char* who) {
+  SPHAD_REQUIRE(
+      list_scheme < 0 || search::search_covers(list_scheme, S), function, name,
+      sphad::detail::concat("was built for the ", search::support_scheme_name(list_scheme),
+                            " support scheme, which misses pairs ", who, " ",
+                            search::support_scheme_name(int(S)), " scheme needs (build it with ",
+                            search::support_scheme_name(int(S)), " or SuperSymmetric)"));
+}
+
 /// The offsets and indices of a list of the right shape, read on the device that holds them:
 /// one pass over the pairs and one host read of two flags (a synchronization on CUDA).
 template <class Exec>

@@ -11,6 +11,7 @@
 #include <sphad/exec/host.hpp>
 #include <sphad/exec/reduce.hpp>
 #include <sphad/exec/scan.hpp>
+#include <sphad/search/list_checks.hpp>
 #include <sphad/search/neighbor_list.hpp>
 
 #include <cmath>
@@ -186,11 +187,7 @@ NeighborList<Exec> filter_verlet_list(const Exec& exec,
                                       " points, the Verlet list was built for ",
                                       verlet.reference_positions.size(),
                                       " (rebuild it after particles are added or removed)"));
-  SPHAD_REQUIRE(search::search_covers(verlet.list.scheme, S), function, "verlet",
-                sphad::detail::concat("was built for the ",
-                                      search::support_scheme_name(verlet.list.scheme),
-                                      " support scheme, which misses pairs the ",
-                                      search::support_scheme_name(int(S)), " scheme needs"));
+  search::detail::check_list_scheme<S>(verlet.list.scheme, function, "verlet", "the");
   const std::int64_t nq = queries.size();
   NeighborList<Exec> list{Buffer<std::int64_t, Exec>(exec, nq + 1), Buffer<std::int32_t, Exec>(),
                           nq, 0};

@@ -4,6 +4,7 @@
 
 #include <sphad/config.hpp>
 
+#include <sphad/ad/safe.hpp>
 #include <sphad/ad/scalar_traits.hpp>
 #include <sphad/math/mat.hpp>
 #include <sphad/math/vec.hpp>
@@ -16,14 +17,6 @@ namespace sphad::ops::detail {
 template <class F>
 struct dependent_false : std::false_type {};
 
-/// f/d for d ≠ 0 and a zero field (value and tangents) for d = 0: a quotient by a zero density is
-/// 0, in every scheme, so one empty particle cannot make its neighbours NaN.
-template <class F, class S>
-SPHAD_HOST_DEVICE SPHAD_INLINE auto divide_or_zero(const F& f, const S& d) {
-  using R = decltype(f / d);
-  return value_of(d) != 0 ? R(f / d) : R{};
-}
-
 /// The gradient-family coefficient c_ij of a scheme (ref-operators §4.3), field-shaped, with
 /// the reference volume `volume` (V_j, or consistentDivergence's V_j ρ_j/ρ_i).
 template <GradientScheme G, class P, class V>
@@ -31,7 +24,7 @@ SPHAD_HOST_DEVICE SPHAD_INLINE auto coefficient(const P& p, const V& volume) {
   if constexpr (G == GradientScheme::Naive) {
     return p.f_j * volume;
   } else if constexpr (G == GradientScheme::Symmetric) {
-    return (divide_or_zero(p.f_i, p.rho_i * p.rho_i) + divide_or_zero(p.f_j, p.rho_j * p.rho_j)) *
+    return (safe_divide(p.f_i, p.rho_i * p.rho_i) + safe_divide(p.f_j, p.rho_j * p.rho_j)) *
            (p.m_j * p.rho_i);
   } else if constexpr (G == GradientScheme::Difference) {
     return (p.f_j - p.f_i) * volume;
