@@ -1,0 +1,153 @@
+// SPDX-FileCopyrightText: The sphad authors
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <sphad/config.hpp>
+
+#include <sphad/ad/dual.hpp>
+#include <sphad/ops/detail/leaf_algebra.hpp>
+#include <sphad/ops/operators.hpp>
+
+#include <cstdint>
+#include <type_traits>
+
+/// \file
+/// \brief A pair's directions in the reverse pass: `WholeTermDirections` (the whole term in one
+/// dual evaluation) and `SplitTermDirections` (the kernel part and the combination apart).
+
+namespace sphad::ops::detail {
+
+/// A pair's directions from its whole term evaluated once in `Dual<S, K>` (every input seeded):
+/// for operators that do not split into a kernel part and a combination (the correction
+/// pipelines' sums).
+template <class Dirs, class S, class OutPrimal, class Eval>
+struct WholeTermDirections {
+  static constexpr int K = Dirs::total;
+  Eval evaluate;
+  using Row = typename Eval::QueryInputs;
+  SPHAD_HOST_DEVICE SPHAD_INLINE const Eval& filtering() const { return evaluate; }
+  SPHAD_HOST_DEVICE SPHAD_INLINE void prefetch(std::int32_t j) const {
+    evaluate.prefetch_reference(j);
+  }
+  SPHAD_HOST_DEVICE SPHAD_INLINE Row row(std::int64_t i) const { return evaluate.query_inputs(i); }
+  SPHAD_HOST_DEVICE SPHAD_INLINE void
+  operator()(S* g, std::int64_t i, std::int32_t j, const Row& q, const OutPrimal& ybar_i) const {
+    contract_directions<K>(g, ybar_i, evaluate.pair_term(i, j, q));
+  }
+};
+
+/// Whether the reverse pass differentiates Op's combination as form(particle_part(p), G)
+/// (`ops::detail::FactoredCombine`): when Op declares it and some particle input is tracked.
+template <class Op, class Dirs>
+inline constexpr bool uses_factored_v = std::is_base_of_v<FactoredCombine<Op>, Op> &&
+                                        (Dirs::particle > 0);
+
+/// A pair's directions by the operator's split term = combine(p, kernel_part(p)): the kernel
+/// part G (geometry, supports, CRK, renormalization) in `Dual<S, Dirs::kernel>` — or, when it
+/// is a kernel quantity (`Linearized`: `KernelPartAdjoint`), in S with a hand-written adjoint;
+/// the combination with the particle inputs (masses, densities, volumes, values, Ω) and G's
+/// scalars seeded, in `Dual<S, Dirs::particle + |G|>`, contracted with ȳ; then G's adjoint Ḡ
+/// contracted with G's tangents (or passed to the hand-written adjoint). Two narrow evaluations
+/// instead of one wide one.
+template <class Op,
+          class Dirs,
+          class S,
+          class OutPrimal,
+          class KernelEval,
+          class ParticleEval,
+          class Linearized>
+struct SplitTermDirections {
+  static constexpr int KK = Dirs::kernel;
+  static constexpr int KP = Dirs::particle;
+  KernelEval kernel;
+  ParticleEval particles;
+  struct Row {
+    typename KernelEval::QueryInputs kernel;
+    typename ParticleEval::QueryInputs particles;
+  };
+  SPHAD_HOST_DEVICE SPHAD_INLINE const KernelEval& filtering() const { return kernel; }
+  SPHAD_HOST_DEVICE SPHAD_INLINE void prefetch(std::int32_t j) const {
+    particles.prefetch_reference(j); // the same arrays as the kernel side's
+  }
+  SPHAD_HOST_DEVICE SPHAD_INLINE Row row(std::int64_t i) const {
+    return {kernel.query_inputs(i), particles.query_inputs(i)};
+  }
+  SPHAD_HOST_DEVICE SPHAD_INLINE void
+  operator()(S* g, std::int64_t i, std::int32_t j, const Row& q, const OutPrimal& ybar_i) const {
+    const auto pair = kernel.make_pair(i, j, q.kernel);
+    if constexpr (!std::is_void_v<Linearized>) {
+      const auto linear = Linearized::linearize(pair);
+      const auto part = Linearized::part(linear);
+      const auto& value = part.value; // the plain pair's kernel part, for plain scalars
+      constexpr int KG = leaf_count<std::remove_cv_t<std::remove_reference_t<decltype(value)>>>();
+      S gbar[KG];
+      particle_directions(g, gbar, i, j, q, ybar_i, value);
+      Linearized::directions(g, pair, linear, part, shaped_like(value, gbar));
+    } else {
+      const auto part = Op::kernel_part(pair);
+      const auto value = primal_part<Dual<S, KK>>(part);
+      constexpr int KG = leaf_count<std::remove_cv_t<decltype(value)>>();
+      S gbar[KG];
+      particle_directions(g, gbar, i, j, q, ybar_i, value);
+      tangent_dots<KK>(g, gbar, part);
+    }
+  }
+
+  /// The particle directions (g[KK, KK + KP)) and Ḡ (G's adjoint, flat) of pair (i, j) whose
+  /// kernel part has the value G.
+  template <class G, int KG>
+  SPHAD_HOST_DEVICE SPHAD_INLINE void particle_directions(S* g,
+                                                          S (&gbar)[KG],
+                                                          std::int64_t i,
+                                                          std::int32_t j,
+                                                          const Row& q,
+                                                          const OutPrimal& ybar_i,
+                                                          const G& value) const {
+    if constexpr (uses_factored_v<Op, Dirs>) {
+      // The coefficient c in Dual<S, KP> (the particle inputs seeded), then form(c, G) with c's
+      // and G's scalars seeded, contracted with ȳ: c̄ and Ḡ; the directions are ⟨c̄, ∂c⟩ and
+      // ⟨Ḡ, ∂G⟩.
+      const auto c = Op::particle_part(particles.make_pair(i, j, q.particles));
+      const auto cv = primal_part<Dual<S, KP>>(c);
+      constexpr int KCV = leaf_count<std::remove_cv_t<decltype(cv)>>();
+      constexpr int KF = KCV + KG;
+      S b[KF];
+      contract_directions<KF>(b, ybar_i, Op::form(seed<KF>(cv, 0), seed<KF>(value, KCV)));
+      tangent_dots<KP>(g + KK, b, c);
+      SPHAD_PRAGMA_UNROLL
+      for (int k = 0; k < KG; ++k) {
+        gbar[k] = b[KCV + k];
+      }
+    } else {
+      constexpr int KC = KP + KG;
+      S a[KC];
+      contract_directions<KC>(
+          a, ybar_i, Op::combine(particles.make_pair(i, j, q.particles), seed<KC>(value, KP)));
+      SPHAD_PRAGMA_UNROLL
+      for (int k = 0; k < KP; ++k) {
+        g[KK + k] = a[k];
+      }
+      SPHAD_PRAGMA_UNROLL
+      for (int k = 0; k < KG; ++k) {
+        gbar[k] = a[KP + k];
+      }
+    }
+  }
+
+  /// A flat adjoint as an element shaped like G (a scalar or a vector).
+  template <class G, int KG>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static G shaped_like(const G&, const S (&flat)[KG]) {
+    if constexpr (is_vec_v<G>) {
+      G out;
+      SPHAD_PRAGMA_UNROLL
+      for (int a = 0; a < KG; ++a) {
+        out[a] = flat[a];
+      }
+      return out;
+    } else {
+      return flat[0];
+    }
+  }
+};
+
+} // namespace sphad::ops::detail

@@ -1,0 +1,373 @@
+// SPDX-FileCopyrightText: The sphad authors
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <sphad/config.hpp>
+
+#include <sphad/ad/tape.hpp>
+#include <sphad/exec/buffer.hpp>
+#include <sphad/exec/detail/lanes.hpp>
+#include <sphad/exec/host.hpp>
+#include <sphad/ops/detail/gradient_targets.hpp>
+#include <sphad/ops/detail/reverse_policy.hpp>
+#include <sphad/search/neighbor_list.hpp>
+#include <sphad/search/transpose.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <type_traits>
+
+/// \file
+/// \brief The reverse sweep over a record's list: the rows' pairs give their directions, the
+/// queries sum their rows, and the references sum their pairs' adjoints in a fixed order (the
+/// host: per chunk of rows, then over the chunks; CUDA: each pair stores them and the references
+/// gather over the entries grouped by reference). No atomics: bitwise reproducible on any thread
+/// count.
+
+namespace sphad::ops::detail {
+
+/// The reference side's adjoints of pair k = (i, j) stored in the pair's own slot
+/// (`Dirs::per_pair` scalars at k · P; zeros for a filtered pair), for the gather over the
+/// transposed entries (`GatherPairAdjoints`): how the CUDA sweep avoids atomics.
+template <int P, class S>
+struct PairSlots {
+  S* data;
+  static constexpr bool clears_filtered = true;
+  SPHAD_HOST_DEVICE SPHAD_INLINE void prefetch(std::int32_t) const {}
+  SPHAD_HOST_DEVICE SPHAD_INLINE void clear(std::int64_t k) const {
+    SPHAD_PRAGMA_UNROLL
+    for (int c = 0; c < P; ++c) {
+      data[k * P + c] = S(0);
+    }
+  }
+  SPHAD_HOST_DEVICE SPHAD_INLINE void put(std::int64_t k, std::int32_t, const S* v) const {
+    SPHAD_PRAGMA_UNROLL
+    for (int c = 0; c < P; ++c) {
+      data[k * P + c] = v[c];
+    }
+  }
+};
+
+/// The reference side's adjoints of pair (i, j) added at j of one chunk's own array
+/// (`P` scalars per reference): the host sweep's rows run in a fixed number of chunks, each
+/// serially into its own array, summed over the chunks afterwards (`SumChunks`).
+template <int P, class S>
+struct ChunkSums {
+  S* data;
+  static constexpr bool clears_filtered = false;
+  SPHAD_HOST_DEVICE SPHAD_INLINE void prefetch(std::int32_t j) const {
+#if !SPHAD_DEVICE_PASS && defined(__GNUC__)
+    __builtin_prefetch(data + std::int64_t(j) * P, 1);
+#else
+    (void)j;
+#endif
+  }
+  SPHAD_HOST_DEVICE SPHAD_INLINE void clear(std::int64_t) const {}
+  SPHAD_HOST_DEVICE SPHAD_INLINE void put(std::int64_t, std::int32_t j, const S* v) const {
+    SPHAD_PRAGMA_UNROLL
+    for (int c = 0; c < P; ++c) {
+      data[std::int64_t(j) * P + c] += v[c];
+    }
+  }
+};
+
+/// Row i of the reverse pass: each accepted pair (i, j) gives its K directions (`Pairs`, the
+/// pair's gradient contracted with ȳ_i); the query side's are summed over the row and added
+/// to the query targets at i, the reference side's (`Dirs::per_pair` scalars, x_j's negated)
+/// go to `Sink` (`PairSlots` or `ChunkSums`). N: the most query targets (`GradientTargets`);
+/// `Policy`: the space's `ReversePolicy`.
+template <class Dirs, class S, class OutPrimal, class Pairs, class Sink, int N, class Policy>
+struct RowAdjoints {
+  static constexpr int K = Dirs::total;
+  static constexpr int P = Dirs::per_pair;
+  Pairs pairs;
+  const std::int64_t* offsets;
+  const std::int32_t* neighbors;
+  const OutPrimal* ybar;
+  GradientTargets<S, N> targets;
+  Sink references;
+  /// Whether the host loop asks the caches for the references ahead (`references_are_near`).
+  bool prefetch = true;
+
+  using Row = decltype(std::declval<const Pairs&>().row(std::int64_t(0)));
+
+  /// Whether query i is filtered out (its pairs' slots are then cleared, every lane's share).
+  SPHAD_HOST_DEVICE SPHAD_INLINE bool
+  query_filtered(std::int64_t i, std::int64_t first, std::int64_t end, int step) const {
+    const auto& evaluate = pairs.filtering();
+    if (evaluate.filter.accepts_query(evaluate.queries.kinds[i])) {
+      return false;
+    }
+    if constexpr (P > 0 && Sink::clears_filtered) {
+      for (std::int64_t k = first; k < end; k += step) {
+        references.clear(k);
+      }
+    }
+    return true;
+  }
+
+  /// Entry k = (i, j) of row i: its query-side directions are added to `sum`, its reference
+  /// side's (x_j's negated) go to the sink; a filtered reference gives nothing (a cleared slot).
+  SPHAD_HOST_DEVICE SPHAD_INLINE void entry(
+      std::int64_t i, std::int64_t k, const Row& row, const OutPrimal& ybar_i, S (&sum)[K]) const {
+    const auto& evaluate = pairs.filtering();
+    const std::int32_t j = neighbors[k];
+    if (!evaluate.filter.accepts_reference(evaluate.references.kinds[j])) {
+      if constexpr (P > 0) {
+        references.clear(k);
+      }
+      return;
+    }
+    S g[K];
+    pairs(g, i, j, row, ybar_i);
+    SPHAD_PRAGMA_UNROLL
+    for (int c = 0; c < K; ++c) {
+      sum[c] += g[c];
+    }
+    if constexpr (P > 0) {
+      S v[P];
+      SPHAD_PRAGMA_UNROLL
+      for (int c = 0; c < Dirs::stored_positions; ++c) {
+        v[c] = -g[c];
+      }
+      SPHAD_PRAGMA_UNROLL
+      for (int c = 0; c < Dirs::kernel_reference; ++c) {
+        v[Dirs::stored_positions + c] = g[Dirs::kernel_reference_begin + c];
+      }
+      SPHAD_PRAGMA_UNROLL
+      for (int c = 0; c < Dirs::particle_reference; ++c) {
+        v[Dirs::stored_positions + Dirs::kernel_reference + c] =
+            g[Dirs::particle_reference_begin + c];
+      }
+      references.put(k, j, v);
+    }
+  }
+
+  /// Row i, its entries in order (the host, `Policy::lanes` 1; prefetching ahead).
+  SPHAD_HOST_DEVICE SPHAD_FLATTEN void operator()(std::int64_t i) const {
+    const std::int64_t begin = offsets[i], end = offsets[i + 1];
+    if (query_filtered(i, begin, end, 1)) {
+      return;
+    }
+    const auto row = pairs.row(i);
+    const OutPrimal& ybar_i = ybar[i];
+    S sum[K] = {};
+    constexpr std::int64_t ahead = Policy::prefetch_pairs_ahead; // pairs
+    for (std::int64_t k = begin; k < end; ++k) {
+      if (prefetch && k + ahead < end) {
+        pairs.prefetch(neighbors[k + ahead]);
+        if constexpr (P > 0) {
+          references.prefetch(neighbors[k + ahead]);
+        }
+      }
+      entry(i, k, row, ybar_i, sum);
+    }
+    targets.add(i, sum);
+  }
+
+  /// Row i shared by L lanes (`detail::InLanes`, CUDA): lane l takes entries begin + l,
+  /// begin + l + L, ...; the lanes' sums meet in a fixed shuffle tree and lane 0 adds them.
+  template <int L>
+  SPHAD_HOST_DEVICE SPHAD_INLINE void in_lanes(std::int64_t i, int lane) const {
+    const std::int64_t begin = offsets[i], end = offsets[i + 1];
+    if (query_filtered(i, begin + lane, end, L)) {
+      return;
+    }
+    const auto row = pairs.row(i);
+    const OutPrimal& ybar_i = ybar[i];
+    S sum[K] = {};
+    for (std::int64_t k = begin + lane; k < end; k += L) {
+      entry(i, k, row, ybar_i, sum);
+    }
+    SPHAD_PRAGMA_UNROLL
+    for (int c = 0; c < K; ++c) {
+      sum[c] = sphad::detail::lane_sum<L>(sum[c]);
+    }
+    if (lane == 0) {
+      targets.add(i, sum);
+    }
+  }
+};
+
+/// Reference j sums the adjoints its pairs left in `pair_adjoints`, over its entries in the
+/// transposed list (increasing order: no atomics, bitwise reproducible), into its targets (at
+/// most N).
+template <int P, class S, int N>
+struct GatherPairAdjoints {
+  const std::int64_t* offsets;
+  const std::int64_t* entries;
+  const S* pair_adjoints;
+  GradientTargets<S, N> targets;
+  SPHAD_HOST_DEVICE void operator()(std::int64_t j) const { in_lanes<1>(j, 0); }
+  /// Reference j shared by L lanes (CUDA): lane l sums entries l, l + L, ...; the lanes' sums
+  /// meet in a fixed shuffle tree.
+  template <int L>
+  SPHAD_HOST_DEVICE SPHAD_INLINE void in_lanes(std::int64_t j, int lane) const {
+    S g[P] = {};
+    for (std::int64_t t = offsets[j] + lane; t < offsets[j + 1]; t += L) {
+      const S* slot = pair_adjoints + entries[t] * P;
+      SPHAD_PRAGMA_UNROLL
+      for (int c = 0; c < P; ++c) {
+        g[c] += slot[c];
+      }
+    }
+    SPHAD_PRAGMA_UNROLL
+    for (int c = 0; c < P; ++c) {
+      g[c] = sphad::detail::lane_sum<L>(g[c]);
+    }
+    if (lane == 0) {
+      targets.add(j, g);
+    }
+  }
+};
+
+/// Reference j sums its adjoints over the chunks' arrays (`ChunkSums`, chunk order) into its
+/// targets (at most N).
+template <int P, class S, int N>
+struct SumChunks {
+  const S* sums;
+  int chunks;
+  std::int64_t num_references;
+  GradientTargets<S, N> targets;
+  SPHAD_HOST_DEVICE SPHAD_INLINE void operator()(std::int64_t j) const {
+    S g[P] = {};
+    for (int c = 0; c < chunks; ++c) {
+      const S* at = sums + (c * num_references + j) * P;
+      SPHAD_PRAGMA_UNROLL
+      for (int l = 0; l < P; ++l) {
+        g[l] += at[l];
+      }
+    }
+    targets.add(j, g);
+  }
+};
+
+/// Whether the references of a query lie near it in memory (one set in both roles) — the
+/// particles sorted by cell, as solvers keep them — judged from a few rows spread over the
+/// list: then the processor's own prefetchers follow the sweep and asking for each reference
+/// ahead only costs instructions; in random order the requests halve the field operators'
+/// sweeps. Near: few sampled entries lie far from their query (the host's `ReversePolicy`
+/// holds the sample size, the distance and the share, with their measurements).
+inline bool references_are_near(const std::int64_t* offsets,
+                                const std::int32_t* neighbors,
+                                std::int64_t num_queries) {
+  using Policy = ReversePolicy<exec::host>;
+  constexpr std::int64_t samples = Policy::near_sample_rows, far = Policy::far_distance;
+  std::int64_t entries = 0, distant = 0;
+  for (std::int64_t s = 0; s < std::min(samples, num_queries); ++s) {
+    const std::int64_t i = s * num_queries / std::min(samples, num_queries);
+    for (std::int64_t k = offsets[i]; k < offsets[i + 1]; ++k) {
+      ++entries;
+      distant += std::abs(std::int64_t(neighbors[k]) - i) > far ? 1 : 0;
+    }
+  }
+  return distant * Policy::far_one_in <= entries;
+}
+
+/// The host's chunks of rows for `ChunkSums`: at most `ReversePolicy<exec::host>::
+/// max_row_chunks` (fewer for short lists), fixed by the list and not by the thread count, so
+/// the sums — and the gradients — are the same bits on any number of threads.
+inline int row_chunks(std::int64_t num_pairs) {
+  using Policy = ReversePolicy<exec::host>;
+  return int(std::max<std::int64_t>(
+      1, std::min<std::int64_t>(Policy::max_row_chunks, num_pairs / Policy::min_chunk_pairs)));
+}
+
+/// The first row of chunk c of `chunks` (the chunks hold equal shares of the pairs).
+inline std::int64_t
+chunk_first_row(const std::int64_t* offsets, std::int64_t num_queries, int c, int chunks) {
+  const std::int64_t target = offsets[num_queries] * c / chunks;
+  return c == 0 ? 0
+         : c == chunks
+             ? num_queries
+             : std::int64_t(std::lower_bound(offsets, offsets + num_queries, target) - offsets);
+}
+
+/// Runs `rows(c)`'s operator over the rows of each chunk c serially, the chunks in parallel.
+template <class MakeRows>
+void for_each_row_chunk(const std::int64_t* offsets,
+                        std::int64_t num_queries,
+                        int chunks,
+                        const MakeRows& rows) {
+#if SPHAD_HAS_OPENMP
+#pragma omp parallel for schedule(static, 1) if (chunks > 1)
+#endif
+  for (int c = 0; c < chunks; ++c) {
+    const auto f = rows(c);
+    const std::int64_t end = chunk_first_row(offsets, num_queries, c + 1, chunks);
+    for (std::int64_t i = chunk_first_row(offsets, num_queries, c, chunks); i < end; ++i) {
+      f(i);
+    }
+  }
+}
+
+/// The reverse sweep of one record over its list `rows` (`nq` queries; `columns`: its entries
+/// grouped by reference, for the pair slots; `nr` references): `pairs` gives each accepted
+/// pair's directions for the row's ȳ_i (`ybar`, [nq]); the queries add their rows' sums to
+/// `query_targets`, the references their pairs' adjoints to `reference_targets`. With pair
+/// slots (CUDA; the host on request) each pair stores its reference side and every reference
+/// gathers its slots over the grouped entries; otherwise (the host) each chunk of rows adds
+/// into its own array and every reference sums the chunks in order. `one_set`: the same set
+/// plays both roles (its indices then say where in memory a reference lies).
+template <class Dirs, class S, class OutPrimal, class Exec, class Pairs, int NQ, int NR>
+void reverse_sweep(Tape<Exec>& tape,
+                   const NeighborList<Exec>& rows,
+                   const EntryTranspose<Exec>& columns,
+                   std::int64_t nq,
+                   std::int64_t nr,
+                   const Pairs& pairs,
+                   const OutPrimal* ybar,
+                   const GradientTargets<S, NQ>& query_targets,
+                   const GradientTargets<S, NR>& reference_targets,
+                   bool one_set) {
+  using Policy = ReversePolicy<Exec>;
+  constexpr int P = Dirs::per_pair;
+  Buffer<S, Exec> kept;
+  if (tape.uses_pair_slots()) {
+    // Each pair stores its references' adjoints in its slot; every reference gathers its
+    // slots over the transposed entries.
+    SPHAD_ASSERT(P == 0 || columns.num_pairs == rows.num_pairs);
+    S* slots = tape.workspace(P > 0 ? rows.num_pairs * P : 0, kept);
+    const RowAdjoints<Dirs, S, OutPrimal, Pairs, PairSlots<P, S>, NQ, Policy> sweep{
+        pairs, rows.offsets.data(), rows.neighbors.data(),
+        ybar,  query_targets,       PairSlots<P, S>{slots}};
+    const GatherPairAdjoints<P, S, NR> gather{columns.offsets.data(), columns.entries.data(), slots,
+                                              reference_targets};
+    if constexpr (Policy::lanes == 1) {
+      exec::for_each_index(tape.exec(), nq, sweep);
+      if constexpr (P > 0) {
+        exec::for_each_index(tape.exec(), nr, gather);
+      }
+    } else {
+      // `Policy::lanes` threads per row and per reference (the policy has the measurements).
+      constexpr int L = Policy::lanes;
+      exec::for_each_index(tape.exec(), nq * L, sphad::detail::InLanes<L, decltype(sweep)>{sweep});
+      if constexpr (P > 0) {
+        exec::for_each_index(tape.exec(), nr * L,
+                             sphad::detail::InLanes<L, decltype(gather)>{gather});
+      }
+    }
+  } else if constexpr (std::is_same_v<Exec, exec::host>) {
+    // Each chunk of rows adds its references' adjoints into its own array; then every
+    // reference sums the chunks in order.
+    const int chunks = row_chunks(rows.num_pairs);
+    const std::int64_t n = P > 0 ? chunks * nr * P : 0;
+    S* sums = tape.workspace(n, kept);
+    const bool prefetch =
+        !one_set || !references_are_near(rows.offsets.data(), rows.neighbors.data(), nq);
+    for_each_row_chunk(rows.offsets.data(), nq, chunks, [&](int c) {
+      std::fill_n(sums + c * nr * P, nr * P, S(0)); // by the chunk's own thread
+      return RowAdjoints<Dirs, S, OutPrimal, Pairs, ChunkSums<P, S>, NQ, Policy>{
+          pairs,   rows.offsets.data(), rows.neighbors.data(),
+          ybar,    query_targets,       ChunkSums<P, S>{sums + c * nr * P},
+          prefetch};
+    });
+    if constexpr (P > 0) {
+      exec::for_each_index(tape.exec(), nr,
+                           SumChunks<P, S, NR>{sums, chunks, nr, reference_targets});
+    }
+  }
+}
+
+} // namespace sphad::ops::detail

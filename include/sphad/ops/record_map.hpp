@@ -1,0 +1,154 @@
+// SPDX-FileCopyrightText: The sphad authors
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <sphad/config.hpp>
+
+#include <sphad/ad/dual_view.hpp>
+#include <sphad/ad/tape.hpp>
+#include <sphad/errors.hpp>
+#include <sphad/exec/host.hpp>
+#include <sphad/ops/detail/field_maps.hpp>
+#include <sphad/ops/detail/gradient_targets.hpp>
+#include <sphad/ops/detail/leaf_algebra.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+/// \file
+/// \brief `record_map`: a row-wise function out[i] = f(inputs at i) evaluated and recorded on
+/// a `Tape`, its backward the function itself on dual numbers (local forward mode per row).
+
+namespace sphad {
+
+namespace ops::detail {
+
+/// Views read together, element by element (a tuple for device code): `apply(f, i)` is
+/// f(v0[i], v1[i], ...).
+template <class... Views>
+struct ViewPack;
+template <>
+struct ViewPack<> {
+  template <class F, class... Read>
+  SPHAD_HOST_DEVICE SPHAD_INLINE auto apply(const F& f, std::int64_t, const Read&... read) const {
+    return f(read...);
+  }
+};
+template <class Head, class... Tail>
+struct ViewPack<Head, Tail...> {
+  Head head;
+  ViewPack<Tail...> tail;
+  template <class F, class... Read>
+  SPHAD_HOST_DEVICE SPHAD_INLINE auto apply(const F& f, std::int64_t i, const Read&... read) const {
+    return tail.apply(f, i, read..., head[i]);
+  }
+};
+inline ViewPack<> make_pack() {
+  return {};
+}
+template <class Head, class... Tail>
+ViewPack<Head, Tail...> make_pack(const Head& head, const Tail&... tail) {
+  return {head, make_pack(tail...)};
+}
+
+/// out[i] = f(inputs at i).
+template <class F, class Pack, class Out>
+struct MapPrimal {
+  F f;
+  Pack views;
+  Out* out;
+  SPHAD_HOST_DEVICE SPHAD_INLINE void operator()(std::int64_t i) const {
+    out[i] = views.apply(f, i);
+  }
+};
+
+/// Row i of a map's backward: f on the seeded inputs, contracted with ȳ_i, added at i (to at
+/// most N targets, one per `Variable` input).
+template <int K, class S, class F, class Pack, class OutPrimal, int N>
+struct MapAdjoint {
+  F f;
+  Pack views;
+  const OutPrimal* ybar;
+  GradientTargets<S, N> targets;
+  SPHAD_HOST_DEVICE SPHAD_INLINE void operator()(std::int64_t i) const {
+    S g[K] = {};
+    add_directions(g, ybar[i], views.apply(f, i));
+    targets.add(i, g);
+  }
+};
+
+/// One recorded row-wise map.
+template <class Exec, class F, class OutPrimal, class... Views>
+struct MapRecord final : sphad::detail::Record<Exec> {
+  using S = scalar_of_t<OutPrimal>;
+  F f;
+  std::tuple<Views...> inputs;
+  Variable<OutPrimal> output;
+  std::vector<sphad::detail::VersionSnapshot> snapshots;
+
+  MapRecord(const F& function, const std::tuple<Views...>& views, Variable<OutPrimal> out)
+      : f(function), inputs(views), output(std::move(out)) {
+    std::apply(
+        [&](const auto&... v) { (sphad::detail::snapshot_version(snapshots, "inputs", v), ...); },
+        inputs);
+    sphad::detail::snapshot_version(snapshots, "output", output);
+  }
+  void check_versions() const override { sphad::detail::check_snapshots(snapshots); }
+  std::int64_t bytes() const override { return std::int64_t(sizeof(*this)); }
+  void backward(Tape<Exec>& tape) const override {
+    constexpr int K = (seeded_leaves<Views>() + ... + 0);
+    if constexpr (K > 0) {
+      constexpr int N = variables_v<Views...>;
+      Seeder<K, S, Exec, N> seeder{tape};
+      // Braces evaluate left to right: the inputs take their directions in order.
+      const auto seeded = std::apply(
+          [&](const auto&... v) { return std::tuple<decltype(seeder(v))...>{seeder(v)...}; },
+          inputs);
+      const auto pack = std::apply([](const auto&... v) { return make_pack(v...); }, seeded);
+      exec::for_each_index(tape.exec(), output.size,
+                           MapAdjoint<K, S, F, std::remove_const_t<decltype(pack)>, OutPrimal, N>{
+                               f, pack, tape.gradient_slot(output, true).data, seeder.targets});
+    }
+  }
+};
+
+} // namespace ops::detail
+
+/// Reverse mode for a row-wise function: out[i] = f(inputs[0][i], inputs[1][i], ...) for i in
+/// [0, n), recorded on `tape` when any input is a `Variable`, the output returned as a
+/// `Variable` owned by the tape. `f` is a function object callable on host and device
+/// (`SPHAD_HOST_DEVICE`) and generic over the scalar type: its backward evaluates it on dual
+/// numbers seeded with one direction per scalar of the `Variable` inputs (the same local forward
+/// mode as `record<Op>`), so one definition serves the primal and its derivatives. Inputs are
+/// views ([n] each): `Variable`s, `Span`s (constants). This is how the correction pipelines'
+/// per-particle steps (a reciprocal, a small solve) are recorded. Throws `InvalidArgument`
+/// naming `inputs` when a view's size is not n, before the tape changes.
+template <class F, class Exec, class... Views>
+auto record_map(Tape<Exec>& tape, std::int64_t n, const F& f, const Views&... inputs) {
+  using namespace ops::detail;
+  SPHAD_REQUIRE(n >= 0, "record_map", "n", sphad::detail::concat("negative (got ", n, ")"));
+  const Untracked untracked;
+  const auto check = [&](const auto& input) {
+    require_tracks_an_array(input, &tape, "record_map", "inputs");
+    SPHAD_REQUIRE(input.size == n, "record_map", "inputs",
+                  sphad::detail::concat("an input has ", input.size, " entries for ", n, " rows"));
+  };
+  (check(inputs), ...);
+  const auto plain = make_pack(untracked(inputs)...);
+  using Out = std::remove_cv_t<std::remove_reference_t<decltype(plain.apply(f, 0))>>;
+  Variable<Out> out = tape.template make_output<Out>(n);
+  exec::for_each_index(tape.exec(), n,
+                       MapPrimal<F, std::remove_const_t<decltype(plain)>, Out>{
+                           f, plain, const_cast<Out*>(out.data)});
+  if constexpr ((is_variable_v<Views> || ...)) {
+    tape.push(std::make_unique<MapRecord<Exec, F, Out, Views...>>(
+        f, std::tuple<Views...>(inputs...), out));
+  }
+  return out;
+}
+
+} // namespace sphad
