@@ -11,3 +11,4 @@
 #include <sphad/corrections/crk.hpp>
 #include <sphad/corrections/grad_h.hpp>
 #include <sphad/corrections/renormalization.hpp>
+#include <sphad/corrections/self_term.hpp>

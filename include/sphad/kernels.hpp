@@ -12,6 +12,8 @@
 #include <sphad/kernels/b_splines.hpp>
 #include <sphad/kernels/dispatch.hpp>
 #include <sphad/kernels/evaluate.hpp>
+#include <sphad/kernels/gaussian.hpp>
+#include <sphad/kernels/hoct4.hpp>
 #include <sphad/kernels/kernel_id.hpp>
 #include <sphad/kernels/kernel_traits.hpp>
 #include <sphad/kernels/lattice.hpp>

@@ -14,4 +14,5 @@
 #include <sphad/kernels.hpp>
 #include <sphad/math.hpp>
 #include <sphad/ops.hpp>
+#include <sphad/sampling.hpp>
 #include <sphad/search.hpp>

@@ -52,6 +52,8 @@ std::vector<Case> cases() {
                                                            -2.0 / 9.0 * pow(cbrt(x), -5.0),
                                                            positive, true),
         SPHAD_CASE("exp", using std::exp; return exp(x);, exp(x), exp(x), any, true),
+        SPHAD_CASE("sin", using std::sin; return sin(x);, std::cos(x), -std::sin(x), any, true),
+        SPHAD_CASE("cos", using std::cos; return cos(x);, -std::sin(x), -std::cos(x), any, true),
         SPHAD_CASE("log", using std::log; return log(x);, 1.0 / x, -1.0 / (x * x), positive, true),
         SPHAD_CASE("pow int 3", return pow(x, 3);, 3.0 * x * x, 6.0 * x, any, false),
         SPHAD_CASE("pow int -2", return pow(x, -2);

@@ -102,10 +102,11 @@ inline double sphere_measure(int dim) {
   return dim == 1 ? 2.0 : dim == 2 ? 2 * pi_v<double> : 4 * pi_v<double>;
 }
 
-/// The kinks of the piecewise kernels, where derivative checks stay away.
+/// The kinks of the piecewise kernels (HOCT4's core radius α included), where derivative checks
+/// stay away.
 inline bool near_kink(double q) {
-  constexpr double kinks[] = {1.0 / 7, 0.2, 0.25,    1.0 / 3, 3.0 / 7,
-                              0.5,     0.6, 2.0 / 3, 5.0 / 7, 0.75};
+  constexpr double kinks[] = {1.0 / 7, 0.2, 0.214108111463, 0.25,    1.0 / 3, 3.0 / 7,
+                              0.5,     0.6, 2.0 / 3,        5.0 / 7, 0.75};
   for (const double k : kinks) {
     if (std::abs(q - k) < 1e-3) {
       return true;

@@ -149,8 +149,8 @@ TEST_CASE("kernels: a kernel's own polynomials are their quotients: k'(q)/q (k''
       }
     });
   });
-  CHECK(with_dk_over_q == 3);      // Wendland2, 4, 6
-  CHECK(with_hessian_radial == 2); // Wendland4, 6 (Wendland2's has a 1/q)
+  CHECK(with_dk_over_q == 4);      // Wendland2, 4, 6 and Gaussian
+  CHECK(with_hessian_radial == 3); // Wendland4, 6 and Gaussian (Wendland2's has a 1/q)
 }
 
 TEST_CASE("kernels: k', k'', k''' are the dual-number and finite-difference derivatives",

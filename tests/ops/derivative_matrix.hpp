@@ -141,6 +141,19 @@ struct JVPInputs {
   }
 };
 
+/// The particles of `in` at positions x, supports h and masses m, each carrying its tangent
+/// from `in` (the start of the forward chains through the pipelines).
+template <int D>
+auto tangent_set(const JVPInputs<D>& in,
+                 const std::vector<Vec<double, D>>& x,
+                 const std::vector<double>& h,
+                 const std::vector<double>& m) {
+  const ParticleSet<D, double> plain{view_of(x), view_of(h), view_of(m), view_of(in.kinds)};
+  return plain.with_positions(with_tangents(view_of(x), view_of(in.x.tangent)))
+      .with_supports(with_tangents(view_of(h), view_of(in.h.tangent)))
+      .with_masses(with_tangents(view_of(m), view_of(in.m.tangent)));
+}
+
 /// The field an operator reads (decided from its properties).
 enum class FieldKind { none, scalar, vector, matrix };
 
@@ -401,6 +414,15 @@ auto curls_for() {
   }
 }
 
+/// How closely reverse and forward mode agree (the dot-product test, relative): 1e-12, and 1e-10
+/// for the truncated Gaussian, whose uncorrected Naive, Symmetric and Summation sums over a
+/// near-lattice cancel to a small fraction of their terms (its gradients fall by e^−128 across
+/// the support), so the two modes' different summation orders differ by up to 4·10⁻¹¹ there.
+/// Reverse mode still matches central differences there to about 1e-12 (`vjp_vs_fd`).
+template <class Kernel>
+inline constexpr double dot_product_tolerance =
+    std::is_same_v<Kernel, kernels::Gaussian> ? 1e-10 : 1e-12;
+
 template <bool Corrected, int D, class... Ops>
 void check_list(const JVPInputs<D>& in, OpList<Ops...>, const std::string& where) {
   const auto check = [&](auto op) {
@@ -415,7 +437,7 @@ void check_list(const JVPInputs<D>& in, OpList<Ops...>, const std::string& where
                << Op::properties.positive_divergence << ": JVP-FD " << error.jvp_vs_fd
                << ", VJP-JVP " << error.vjp_vs_jvp << ", VJP-FD " << error.vjp_vs_fd);
     CHECK(error.jvp_vs_fd <= 1e-6);
-    CHECK(error.vjp_vs_jvp <= 1e-12);
+    CHECK(error.vjp_vs_jvp <= dot_product_tolerance<typename Op::kernel_type>);
     CHECK(error.vjp_vs_fd <= 1e-6);
   };
   (void)check; // an empty list (no curl in 1D)
@@ -435,11 +457,11 @@ void check_support(const JVPInputs<D>& in, const std::string& where) {
   check_list<true>(in, curls_for<Kernel, S, D>(), at);
 }
 
-/// The matrix of one dimension and support scheme, open and periodic (tests/CMakeLists.txt
-/// instantiates it for Gather, Scatter, SuperSymmetric, KernelMeanSymmetric, PartialSymmetric).
-template <int D, SupportScheme S>
+/// The matrix of one dimension, support scheme and kernel, open and periodic
+/// (tests/CMakeLists.txt instantiates it for Gather, Scatter, SuperSymmetric,
+/// KernelMeanSymmetric, PartialSymmetric with Wendland4, and for the comparison kernels).
+template <int D, SupportScheme S, class Kernel = kernels::Wendland4>
 void run_derivative_matrix() {
-  using Kernel = kernels::Wendland4;
   for (const bool periodic : {false, true}) {
     const JVPInputs<D> in(periodic);
     const std::string where = std::to_string(D) + "D" + (periodic ? " periodic" : " open");

@@ -43,9 +43,12 @@ struct MatrixCase {
   std::vector<Vec<T, D>> v;
   std::vector<Mat<T, D, D>> m;
 
-  MatrixCase(bool jitter) {
+  /// `resolution`: the support's scale relative to Wendland2's at n_h = 4 (the reference's
+  /// case); a kernel with a wider shape needs a proportionally larger support for the same
+  /// accuracy (the ratio of the kernels' supports in spacings, ξ).
+  explicit MatrixCase(bool jitter, double resolution = 1.0) {
     const int nx = D == 1 ? 64 : D == 2 ? 24 : 12;
-    const double neighbours = D == 1 ? 8 : D == 2 ? 50 : 268; // n_h = 4 (ref-operators §9.7)
+    const double neighbours = (D == 1 ? 8 : D == 2 ? 50 : 268) * std::pow(resolution, D);
     p = lattice<D, T>(nx, neighbours);
     const double dx = 2.0 / nx;
     std::mt19937 rng(0);
@@ -115,12 +118,11 @@ Span<const T> span_of(const std::vector<T>& v) {
 }
 
 /// Runs every operator row for one configuration (support scheme, traversal).
-template <SupportScheme S, int D, class T, class Adjacency>
+template <SupportScheme S, class K, int D, class T, class Adjacency>
 void run_matrix_rows(const MatrixCase<D, T>& mc,
                      const ParticleSet<D, T>& s,
                      const Adjacency& adjacency,
                      const std::string& config) {
-  using K = kernels::Wendland2;
   using G = GradientScheme;
   using L = LaplacianScheme;
   const exec::host ex;
@@ -230,15 +232,17 @@ void run_matrix_rows(const MatrixCase<D, T>& mc,
   laplacian_row(std::integral_constant<L, L::Default>{}, SymmetricG{}, "Default/Symmetric");
 }
 
-template <int D, class T>
+template <int D, class T, class K = kernels::Wendland2>
 void run_operation_matrix() {
   const exec::host ex;
   for (const bool jitter : {false, true}) {
-    MatrixCase<D, T> mc(jitter);
+    const double resolution = kernels::support_in_spacings(K::id, D) /
+                              kernels::support_in_spacings(KernelId::Wendland2, D);
+    MatrixCase<D, T> mc(jitter, resolution);
     auto s = mc.p.view();
     // Densities from Density (Gather) over an all-pairs list, as the reference does.
     const auto all = all_pairs_list(mc.p, mc.domain);
-    const auto rho = apply<ops::Density<kernels::Wendland2>>(ex, s, s, mc.domain, all);
+    const auto rho = apply<ops::Density<K>>(ex, s, s, mc.domain, all);
     for (std::size_t i = 0; i < mc.p.x.size(); ++i) {
       mc.p.rho[i] = rho[std::int64_t(i)];
     }
@@ -254,10 +258,10 @@ void run_operation_matrix() {
             (jitter ? " jittered" : " lattice") + " scheme " + std::to_string(int(S));
         const auto list =
             build_neighbor_list<S>(ex, s.search_points(), s.search_points(), mc.domain);
-        run_matrix_rows<S>(mc, s, list, config + " list");
+        run_matrix_rows<S, K>(mc, s, list, config + " list");
         const auto grid =
             search::build_search_grid<S>(ex, s.search_points(), s.search_points(), mc.domain);
-        run_matrix_rows<S>(mc, s, grid, config + " grid");
+        run_matrix_rows<S, K>(mc, s, grid, config + " grid");
       });
     }
   }

@@ -49,10 +49,7 @@ std::pair<double, double> forward_chain(const test::JVPInputs<2>& in,
                                         const std::vector<V2>& ybar) {
   const auto n = std::int64_t(x.size());
   const exec::host ex;
-  const ParticleSet<2, double> plain{view_of(x), view_of(h), view_of(m), {in.kinds.data(), n}};
-  const auto set = plain.with_positions(with_tangents(view_of(x), view_of(in.x.tangent)))
-                       .with_supports(with_tangents(view_of(h), view_of(in.h.tangent)))
-                       .with_masses(with_tangents(view_of(m), view_of(in.m.tangent)));
+  const auto set = test::tangent_set(in, x, h, m);
   const auto rho = jvp<Density>(ex, set, set, in.domain, in.list);
   const auto with_rho = set.with_densities(with_tangents(
       Span<const double>{rho.primal.data(), n}, Span<const double>{rho.tangents.data(), n}));

@@ -108,7 +108,7 @@ TEST_CASE("ops::dispatch gives the operator type each combination of properties 
     }
     ++checked;
   });
-  CHECK(checked == 7 * 13 * 6 * 4 * 4 * 2 * 2 * 2);
+  CHECK(checked == 7 * 15 * 6 * 4 * 4 * 2 * 2 * 2); // operations, kernels, supports, ...
   // A type's properties name its own parameters, with the Laplacian's Difference canonical.
   STATIC_REQUIRE(ops::Laplacian<K4, L::Dot, G::Difference, S::Scatter, true>::properties ==
                  OperationProperties{Operation::Laplacian, KernelId::Wendland4, S::Scatter,

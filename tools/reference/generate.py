@@ -145,9 +145,12 @@ def attempt(name, header, meta, fn):
         write_result(name, header, result, meta)
 
 
-for kernel in [KernelFunctions.Wendland4, KernelFunctions.CubicSpline]:
+# Every operator for Wendland4 and the Dehnen & Aly comparison kernels HOCT4 (35) and Gaussian
+# (36); Density and two gradient schemes for CubicSpline.
+for kernel in [KernelFunctions.Wendland4, KernelFunctions.CubicSpline, KernelFunctions.HOCT4,
+               KernelFunctions.Gaussian]:
     K = kernel.name
-    full = kernel == KernelFunctions.Wendland4
+    full = kernel != KernelFunctions.CubicSpline
     for sup in SUPPORTS:
         S = sup.name
         base = dict(kernel=K, support=S, gradient="-", laplacian="-")

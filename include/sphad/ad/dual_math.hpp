@@ -55,6 +55,22 @@ SPHAD_HOST_DEVICE SPHAD_INLINE Dual<T, N> exp(const Dual<T, N>& x) {
   return detail::chain(x, f, f);
 }
 
+/// sin x.
+template <class T, int N>
+SPHAD_HOST_DEVICE SPHAD_INLINE Dual<T, N> sin(const Dual<T, N>& x) {
+  using std::cos;
+  using std::sin;
+  return detail::chain(x, T(sin(x.value)), T(cos(x.value)));
+}
+
+/// cos x.
+template <class T, int N>
+SPHAD_HOST_DEVICE SPHAD_INLINE Dual<T, N> cos(const Dual<T, N>& x) {
+  using std::cos;
+  using std::sin;
+  return detail::chain(x, T(cos(x.value)), T(-sin(x.value)));
+}
+
 /// ln x.
 template <class T, int N>
 SPHAD_HOST_DEVICE SPHAD_INLINE Dual<T, N> log(const Dual<T, N>& x) {

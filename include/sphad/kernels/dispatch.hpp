@@ -7,6 +7,8 @@
 #include <sphad/errors.hpp>
 #include <sphad/kernels/akinci.hpp>
 #include <sphad/kernels/b_splines.hpp>
+#include <sphad/kernels/gaussian.hpp>
+#include <sphad/kernels/hoct4.hpp>
 #include <sphad/kernels/kernel_id.hpp>
 #include <sphad/kernels/mueller.hpp>
 #include <sphad/kernels/support.hpp>
@@ -33,6 +35,8 @@ using AllKernels = KernelList<Wendland2,
                               QuinticSpline,
                               B8,
                               B7,
+                              HOCT4,
+                              Gaussian,
                               ViscosityKernel,
                               CohesionKernel,
                               AdhesionKernel>;
@@ -46,6 +50,8 @@ inline constexpr KernelId all_kernel_ids[] = {KernelId::Wendland2,
                                               KernelId::QuinticSpline,
                                               KernelId::B8,
                                               KernelId::B7,
+                                              KernelId::HOCT4,
+                                              KernelId::Gaussian,
                                               KernelId::ViscosityKernel,
                                               KernelId::CohesionKernel,
                                               KernelId::AdhesionKernel};
@@ -62,7 +68,7 @@ decltype(auto) dispatch_kernel(KernelId id, F&& f, KernelList<First, Rest...>) {
     sphad::detail::throw_invalid_argument(
         "kernels::dispatch", "kernel",
         sphad::detail::concat("unknown KernelId (got ", static_cast<int>(id),
-                              ", expected one of 0, 1, 2, 20, 21, 30-34, 40-42)"));
+                              ", expected one of 0, 1, 2, 20, 21, 30-36, 40-42)"));
   }
 }
 } // namespace detail

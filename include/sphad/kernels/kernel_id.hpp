@@ -10,7 +10,9 @@
 namespace sphad {
 
 /// Smoothing kernels by runtime id; the integer values are the reference's `KernelFunctions`
-/// (decision K1: B8 = 33, B7 = 34). `kernels::dispatch` turns an id into its type.
+/// (warpSPHCore 0.6.0: B8 = 33, B7 = 34, HOCT4 = 35, Gaussian = 36). `kernels::dispatch` turns
+/// an id into its type. The id only serves the runtime front end: a kernel type defined outside
+/// the library needs none (its operators report `UserDefined`, which no dispatch accepts).
 enum class KernelId : int {
   Wendland2 = 0,
   Wendland4 = 1,
@@ -22,9 +24,12 @@ enum class KernelId : int {
   QuinticSpline = 32,
   B8 = 33,
   B7 = 34,
+  HOCT4 = 35,
+  Gaussian = 36,
   ViscosityKernel = 40,
   CohesionKernel = 41,
   AdhesionKernel = 42,
+  UserDefined = -1, ///< a kernel type without an `id` (one the library has never heard of)
 };
 
 namespace kernels {

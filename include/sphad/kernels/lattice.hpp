@@ -6,6 +6,7 @@
 
 #include <sphad/errors.hpp>
 #include <sphad/kernels/dispatch.hpp>
+#include <sphad/kernels/kernel_traits.hpp>
 #include <sphad/kernels/properties.hpp>
 
 #include <cmath>
@@ -13,7 +14,7 @@
 #include <vector>
 
 /// \file
-/// \brief Lattice calibration (ref-kernels.md §9, decision K7): the summation density at a
+/// \brief Lattice calibration: the summation density at a
 /// node of the hypercubic lattice sℤᵈ with masses ρ₀sᵈ is ρ₀ L(n_h), n_h = h/s, with
 ///   L(n_h) = C_d / n_h^d Σ_{n ∈ ℤᵈ, |n| ≤ n_h} k(|n|/n_h)   (self term included).
 /// The calibration factor 1/L makes that density exact. Host only.
@@ -54,30 +55,48 @@ double lattice_density(double n_h) {
 }
 } // namespace detail
 
-/// L(n_h): the lattice density of `kernel` in `dim` dimensions at n_h support radii per
-/// spacing, relative to the continuum density. Throws for n_h outside (0, max_lattice_n_h]
-/// (NaN included), or a bad dim.
-inline double lattice_density(KernelId kernel, double n_h, int dim) {
+/// L(n_h) of the kernel type K in `dim` dimensions at n_h support radii per spacing, relative
+/// to the continuum density: works for any kernel type, the library's or a user's. Throws for
+/// n_h outside (0, max_lattice_n_h] (NaN included), or a bad dim.
+template <class K>
+double lattice_density(double n_h, int dim) {
   detail::check_dimension("kernels::lattice_density", dim);
   SPHAD_REQUIRE(n_h > 0 && n_h <= max_lattice_n_h, "kernels::lattice_density", "n_h",
                 sphad::detail::concat("must be in (0, ", max_lattice_n_h, "] (got ", n_h, ")"));
-  return dispatch(kernel, [&](auto k) {
-    using K = decltype(k);
-    return dim == 1   ? detail::lattice_density<K, 1>(n_h)
-           : dim == 2 ? detail::lattice_density<K, 2>(n_h)
-                      : detail::lattice_density<K, 3>(n_h);
-  });
+  return dim == 1   ? detail::lattice_density<K, 1>(n_h)
+         : dim == 2 ? detail::lattice_density<K, 2>(n_h)
+                    : detail::lattice_density<K, 3>(n_h);
 }
 
-/// The calibration factor 1/L(n_h) (decision K7) that operators multiply every kernel
-/// evaluation with when calibration is on. Throws when n_h is outside (0, max_lattice_n_h], and
-/// when the factor is not finite and positive (a kernel whose lattice sum is ≤ 0 there).
-inline double lattice_density_factor(KernelId kernel, double n_h, int dim) {
-  const double factor = 1.0 / lattice_density(kernel, n_h, dim);
-  SPHAD_REQUIRE(std::isfinite(factor) && factor > 0, "kernels::lattice_density_factor", "n_h",
-                sphad::detail::concat("gives no finite positive factor for ", kernel_name(kernel),
-                                      " (got ", factor, ")"));
+/// `lattice_density<K>` for the kernel with runtime id `kernel`; throws also for an unknown id.
+inline double lattice_density(KernelId kernel, double n_h, int dim) {
+  return dispatch(kernel, [&](auto k) { return lattice_density<decltype(k)>(n_h, dim); });
+}
+
+namespace detail {
+/// 1/L(n_h) of K, checked to be finite and positive; a failure names `argument` of `function`.
+template <class K>
+double lattice_density_factor(double n_h, int dim, const char* function, const char* argument) {
+  const double factor = 1.0 / kernels::lattice_density<K>(n_h, dim);
+  SPHAD_REQUIRE(std::isfinite(factor) && factor > 0, function, argument,
+                sphad::detail::concat("gives no finite positive calibration factor for ",
+                                      kernel_name_v<K>(), " (got ", factor, ")"));
   return factor;
+}
+} // namespace detail
+
+/// The calibration factor 1/L(n_h) of the kernel type K (any kernel type) that operators
+/// multiply every kernel evaluation with when calibration is on. Throws when n_h is outside
+/// (0, max_lattice_n_h], and when the factor is not finite and positive (a kernel whose lattice
+/// sum is ≤ 0 there).
+template <class K>
+double lattice_density_factor(double n_h, int dim) {
+  return detail::lattice_density_factor<K>(n_h, dim, "kernels::lattice_density_factor", "n_h");
+}
+
+/// `lattice_density_factor<K>` for the kernel with runtime id `kernel`.
+inline double lattice_density_factor(KernelId kernel, double n_h, int dim) {
+  return dispatch(kernel, [&](auto k) { return lattice_density_factor<decltype(k)>(n_h, dim); });
 }
 
 } // namespace sphad::kernels

@@ -33,7 +33,7 @@ template <class R>
 struct ApplyOptions {
   OperationDirection direction = OperationDirection::AllToAll; ///< decision O5 default
   /// Lattice calibration (K7): when > 0, every kernel quantity is multiplied by
-  /// `kernels::lattice_density_factor(kernel, n_h, D)`.
+  /// `kernels::lattice_density_factor<Kernel>(n_h, D)`.
   R calibration_n_h = R(0);
 };
 
@@ -423,8 +423,8 @@ R validate_call(const Queries& queries,
                                       "] support radii per particle spacing (got ",
                                       options.calibration_n_h, ")"));
   if (options.calibration_n_h > 0) {
-    return R(kernels::lattice_density_factor(Op::kernel_type::id, double(options.calibration_n_h),
-                                             Queries::dim));
+    return R(kernels::detail::lattice_density_factor<typename Op::kernel_type>(
+        double(options.calibration_n_h), Queries::dim, function, "options.calibration_n_h"));
   }
   return R(1);
 }

@@ -34,7 +34,8 @@ namespace detail {
 template <class Kernel, SupportScheme Support>
 struct OperatorBase {
   static_assert(kernels::is_kernel_v<Kernel>,
-                "sphad::ops: Kernel is not a smoothing kernel; use a type from sphad::kernels");
+                "sphad::ops: Kernel is not a smoothing kernel; use a type from sphad::kernels or "
+                "give yours center, normalization<D, R>() and k, dk, d2k (docs/extending.md)");
   using kernel_type = Kernel;
   static constexpr SupportScheme support = Support;
 
@@ -48,7 +49,8 @@ protected:
            DivergenceMode mode = DivergenceMode::Standard,
            bool consistent = false,
            bool positive = false) {
-    return {operation, Kernel::id, Support, gradient, laplacian, mode, consistent, positive};
+    return {operation, kernels::kernel_id_v<Kernel>, Support, gradient, laplacian, mode, consistent,
+            positive};
   }
 };
 
@@ -67,7 +69,8 @@ struct SplitTerm {
 /// applied); a form of x_ij, the pair support and Ĝ_ij with the operator's own transpose
 /// (`gradient_form`: `kernel_part_linearization`); or something else (`other`). The reverse pass
 /// differentiates the first four with hand-written adjoints — the kernels', the corrections',
-/// the operator's — (ops/record.hpp, `KernelPartAdjoint`) instead of in dual numbers.
+/// the operator's — (`KernelPartAdjoint`, ops/detail/kernel_part_adjoint.hpp) instead of in
+/// dual numbers.
 enum class KernelPart { value, corrected_value, corrected_gradient, gradient_form, other };
 
 /// The kernel part of an operator that is the kernel quantity `Part` (one definition, which the
