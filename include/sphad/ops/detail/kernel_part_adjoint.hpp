@@ -39,9 +39,13 @@ struct KernelPartAdjoint {
   static constexpr bool has_crk = !std::is_same_v<CRKType, NoCRK>;
   static constexpr bool has_renormalization =
       !std::is_same_v<RenormalizationType, NoRenormalization>;
-  static constexpr int crk_at = Dirs::position + Dirs::kernel_query -
-                                query_side_leaves(static_cast<const CRKType*>(nullptr)) -
-                                query_side_leaves(static_cast<const RenormalizationType*>(nullptr));
+  /// The directions CRK's and renormalization's query-side arrays take (constants here, so
+  /// that device code never calls the host-side counting functions).
+  static constexpr int crk_leaves = query_side_leaves(static_cast<const CRKType*>(nullptr));
+  static constexpr int renormalization_leaves =
+      query_side_leaves(static_cast<const RenormalizationType*>(nullptr));
+  static constexpr int crk_at =
+      Dirs::position + Dirs::kernel_query - crk_leaves - renormalization_leaves;
   static constexpr int support_leaves = crk_at - Dirs::position;
   static_assert(support_leaves <= 1 && Dirs::kernel_reference <= 1, "one support per side");
 
@@ -137,8 +141,7 @@ struct KernelPartAdjoint {
     if constexpr (has_renormalization) {
       const auto adjoint =
           corrections.renormalization.adjoint(linear.i, corrections.crk.gradient(linear), gbar);
-      put_leaves<query_side_leaves(static_cast<const RenormalizationType*>(nullptr))>(
-          g, crk_at + query_side_leaves(static_cast<const CRKType*>(nullptr)), adjoint.matrix);
+      put_leaves<renormalization_leaves>(g, crk_at + crk_leaves, adjoint.matrix);
       gbar = adjoint.gradient;
     }
     if constexpr (has_crk) {
