@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The linearized pair of every kernel and support scheme in one dimension: CMake compiles this
-// file once per SPHAD_KERNELS_DIM (1, 2, 3), each a part of sphad_test_kernels (13 kernels x 6
+// file once per SPHAD_KERNELS_DIM (1, 2, 3), each a part of sphad_test_kernels (15 kernels x 6
 // support schemes in dual numbers per part).
 #include <sphad/ad/dual.hpp>
 #include <sphad/kernels.hpp>
