@@ -8,7 +8,6 @@
 #include <sphad/ad/dual_view.hpp>
 #include <sphad/errors.hpp>
 #include <sphad/exec/buffer.hpp>
-#include <sphad/kernels/dispatch.hpp>
 #include <sphad/kernels/kernel_traits.hpp>
 #include <sphad/kernels/properties.hpp>
 #include <sphad/math/scalar.hpp>
@@ -67,26 +66,27 @@ inline bool shipped_self_term_fit(KernelId kernel, int dim, SelfTermFit& fit) {
 
 /// ρ − ε m C_d k(0)/h^d on any scalars (their promotion): the primal, its JVP (dual inputs) and
 /// the tape's backward (`record_map`) share it. Where N_H is not positive (no mass or no
-/// density) the density is returned unchanged.
-template <class Kernel, int D>
+/// density) the density is returned unchanged. Its constants are the call's, made once on the
+/// host by `check_self_term`.
+template <int D>
 struct SelfTermCorrection {
   double eps_100;
   double alpha;
+  double ball;    ///< V_d, the unit-ball volume
+  double central; ///< C_d k(0), W(0, h) h^d
   template <class Rho, class H, class M>
   SPHAD_HOST_DEVICE SPHAD_INLINE auto operator()(const Rho& rho, const H& h, const M& m) const {
     using T = promote_all_t<Rho, H, M>;
     using S = primal_t<T>;
     const T density = T(rho), mass = T(m);
     const T volume = ipow<D>(T(h));
-    const S ball = D == 1 ? S(2) : D == 2 ? pi_v<S> : S(4) / S(3) * pi_v<S>;
-    const T neighbours = ball * volume * density / mass;
+    const T neighbours = S(ball) * volume * density / mass;
     if (!(value_of(neighbours) > 0)) {
       return density;
     }
     using std::pow;
     const T eps = S(eps_100) * pow(T(neighbours / S(100)), -S(alpha));
-    const S central = Kernel::template normalization<D, S>() * Kernel::template k<D>(S(0));
-    return T(density - eps * mass * central / volume);
+    return T(density - eps * mass * S(central) / volume);
   }
 };
 
@@ -102,10 +102,11 @@ struct StoreSelfTerm {
   }
 };
 
-/// The checks every entry point makes, before any work: densities present, a finite fit, a
-/// kernel with a finite central value.
+/// The checks every entry point makes, before any work (densities present, a finite fit, a
+/// kernel with a finite central value), and the correction they admit.
 template <class Kernel, class Set>
-void check_self_term(const Set& particles, const SelfTermFit& fit, const char* function) {
+SelfTermCorrection<Set::dim>
+check_self_term(const Set& particles, const SelfTermFit& fit, const char* function) {
   SPHAD_REQUIRE(particles.densities.size == particles.size(), function, "particles",
                 sphad::detail::concat("needs densities, the raw estimate to correct (got ",
                                       particles.densities.size, " for ", particles.size(), ")"));
@@ -118,6 +119,7 @@ void check_self_term(const Set& particles, const SelfTermFit& fit, const char* f
   SPHAD_REQUIRE(std::isfinite(central), function, "Kernel",
                 sphad::detail::concat(kernels::kernel_name_v<Kernel>(),
                                       " has no finite central value W(0, h) to correct with"));
+  return {fit.eps_100, fit.alpha, kernels::detail::unit_ball_volume(Set::dim), central};
 }
 } // namespace detail
 
@@ -149,15 +151,13 @@ template <class Kernel,
 Buffer<T, Exec>
 self_term_corrected_densities(const Exec& exec, const Set& particles, const SelfTermFit& fit) {
   constexpr const char* function = "corrections::self_term_corrected_densities";
-  detail::check_self_term<Kernel>(particles, fit, function);
+  const auto correction = detail::check_self_term<Kernel>(particles, fit, function);
   Buffer<T, Exec> out(exec, particles.size());
-  using Correction = detail::SelfTermCorrection<Kernel, Set::dim>;
   exec::for_each_index(
       exec, particles.size(),
-      detail::StoreSelfTerm<Correction, T, decltype(particles.densities),
+      detail::StoreSelfTerm<decltype(correction), T, decltype(particles.densities),
                             decltype(particles.supports), decltype(particles.masses)>{
-          Correction{fit.eps_100, fit.alpha}, out.data(), particles.densities, particles.supports,
-          particles.masses});
+          correction, out.data(), particles.densities, particles.supports, particles.masses});
   return out;
 }
 
@@ -169,11 +169,10 @@ template <class Kernel, class Exec, class Set>
 auto record_self_term_corrected_densities(Tape<Exec>& tape,
                                           const Set& particles,
                                           const SelfTermFit& fit) {
-  detail::check_self_term<Kernel>(particles, fit,
-                                  "corrections::record_self_term_corrected_densities");
-  return record_map(tape, particles.size(),
-                    detail::SelfTermCorrection<Kernel, Set::dim>{fit.eps_100, fit.alpha},
-                    particles.densities, particles.supports, particles.masses);
+  const auto correction = detail::check_self_term<Kernel>(
+      particles, fit, "corrections::record_self_term_corrected_densities");
+  return record_map(tape, particles.size(), correction, particles.densities, particles.supports,
+                    particles.masses);
 }
 
 } // namespace sphad::corrections
