@@ -13,3 +13,4 @@
 #include <sphad/ad/safe.hpp>
 #include <sphad/ad/scalar_traits.hpp>
 #include <sphad/ad/tape.hpp>
+#include <sphad/ad/variable.hpp>

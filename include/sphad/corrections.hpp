@@ -9,6 +9,7 @@
 #include <sphad/config.hpp>
 
 #include <sphad/corrections/crk.hpp>
+#include <sphad/corrections/crk_factors.hpp>
 #include <sphad/corrections/grad_h.hpp>
 #include <sphad/corrections/renormalization.hpp>
 #include <sphad/corrections/self_term.hpp>

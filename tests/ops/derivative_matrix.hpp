@@ -154,11 +154,17 @@ auto tangent_set(const JVPInputs<D>& in,
       .with_masses(with_tangents(view_of(m), view_of(in.m.tangent)));
 }
 
-/// The field an operator reads (decided from its properties).
+/// The field an operator reads (decided from its properties; a user-defined operator, which
+/// has none, reads a vector field).
 enum class FieldKind { none, scalar, vector, matrix };
 
+template <class Op, class = void>
+inline constexpr bool has_properties_v = false;
 template <class Op>
-constexpr FieldKind field_kind() {
+inline constexpr bool has_properties_v<Op, std::void_t<decltype(Op::properties)>> = true;
+
+template <class Op>
+constexpr FieldKind library_field_kind() {
   constexpr OperationProperties p = Op::properties;
   switch (p.operation) {
   case Operation::Density:
@@ -173,6 +179,15 @@ constexpr FieldKind field_kind() {
                                                                                : FieldKind::scalar;
   default:
     return FieldKind::scalar;
+  }
+}
+
+template <class Op>
+constexpr FieldKind field_kind() {
+  if constexpr (!has_properties_v<Op>) {
+    return FieldKind::vector;
+  } else {
+    return library_field_kind<Op>();
   }
 }
 
@@ -423,19 +438,30 @@ template <class Kernel>
 inline constexpr double dot_product_tolerance =
     std::is_same_v<Kernel, kernels::Gaussian> ? 1e-10 : 1e-12;
 
+/// The operator's properties in words (a user-defined operator: "user-defined").
+template <class Op>
+std::string describe() {
+  if constexpr (has_properties_v<Op>) {
+    constexpr OperationProperties p = Op::properties;
+    return std::to_string(int(p.operation)) + " gradient " +
+           std::to_string(int(p.gradient_scheme)) + " laplacian " +
+           std::to_string(int(p.laplacian_scheme)) + " mode " +
+           std::to_string(int(p.divergence_mode)) + " consistent " +
+           std::to_string(p.consistent_divergence) + " positive " +
+           std::to_string(p.positive_divergence);
+  } else {
+    return "user-defined";
+  }
+}
+
 template <bool Corrected, int D, class... Ops>
 void check_list(const JVPInputs<D>& in, OpList<Ops...>, const std::string& where) {
   const auto check = [&](auto op) {
     using Op = decltype(op);
     const DerivativeErrors error = derivative_errors<Op, Corrected>(in);
-    INFO(where << (Corrected ? " corrected" : " plain") << " operation "
-               << int(Op::properties.operation) << " gradient "
-               << int(Op::properties.gradient_scheme) << " laplacian "
-               << int(Op::properties.laplacian_scheme) << " mode "
-               << int(Op::properties.divergence_mode) << " consistent "
-               << Op::properties.consistent_divergence << " positive "
-               << Op::properties.positive_divergence << ": JVP-FD " << error.jvp_vs_fd
-               << ", VJP-JVP " << error.vjp_vs_jvp << ", VJP-FD " << error.vjp_vs_fd);
+    INFO(where << (Corrected ? " corrected" : " plain") << " operation " << describe<Op>()
+               << ": JVP-FD " << error.jvp_vs_fd << ", VJP-JVP " << error.vjp_vs_jvp << ", VJP-FD "
+               << error.vjp_vs_fd);
     CHECK(error.jvp_vs_fd <= 1e-6);
     CHECK(error.vjp_vs_jvp <= dot_product_tolerance<typename Op::kernel_type>);
     CHECK(error.vjp_vs_fd <= 1e-6);
@@ -444,8 +470,8 @@ void check_list(const JVPInputs<D>& in, OpList<Ops...>, const std::string& where
   (check(Ops{}), ...);
 }
 
-template <class Kernel, SupportScheme S, int D>
-void check_support(const JVPInputs<D>& in, const std::string& where) {
+template <class Kernel, SupportScheme S, int D, class... Extra>
+void check_support(const JVPInputs<D>& in, const std::string& where, OpList<Extra...> extra) {
   const std::string at = where + " support " + std::to_string(int(S));
   std::apply(
       [&](const auto&... lists) {
@@ -455,17 +481,19 @@ void check_support(const JVPInputs<D>& in, const std::string& where) {
       operators_for<Kernel, S, D>());
   check_list<false>(in, curls_for<Kernel, S, D>(), at);
   check_list<true>(in, curls_for<Kernel, S, D>(), at);
+  check_list<false>(in, extra, at);
+  check_list<true>(in, extra, at);
 }
 
 /// The matrix of one dimension, support scheme and kernel, open and periodic
 /// (tests/CMakeLists.txt instantiates it for Gather, Scatter, SuperSymmetric,
 /// KernelMeanSymmetric, PartialSymmetric with Wendland4, and for the comparison kernels).
-template <int D, SupportScheme S, class Kernel = kernels::Wendland4>
+template <int D, SupportScheme S, class Kernel = kernels::Wendland4, class Extra = OpList<>>
 void run_derivative_matrix() {
   for (const bool periodic : {false, true}) {
     const JVPInputs<D> in(periodic);
     const std::string where = std::to_string(D) + "D" + (periodic ? " periodic" : " open");
-    check_support<Kernel, S>(in, where);
+    check_support<Kernel, S>(in, where, Extra{});
   }
 }
 

@@ -5,6 +5,7 @@
 #include <sphad/config.hpp>
 
 #include <sphad/ad/dual_view.hpp>
+#include <sphad/ad/variable.hpp>
 #include <sphad/errors.hpp>
 #include <sphad/exec/buffer.hpp>
 #include <sphad/exec/copy.hpp>
@@ -20,100 +21,12 @@
 #include <vector>
 
 /// \file
-/// \brief Reverse mode (architecture §3, decision A6): `Variable<E>`, a tracked view of an
-/// array with an identity and a version counter, and `Tape<Exec>`, an explicit list of
-/// recorded operator launches swept backward in a loop. `sphad::record<Op>`
-/// (<sphad/ops/record.hpp>) evaluates an operator and records it.
+/// \brief Reverse mode (architecture §3, decision A6): `Tape<Exec>`, an explicit list of
+/// recorded operator launches swept backward in a loop, computing the gradients of `Variable`s
+/// (<sphad/ad/variable.hpp>). `sphad::record<Op>` (<sphad/ops/record.hpp>) evaluates an
+/// operator and records it.
 
 namespace sphad {
-
-namespace detail {
-/// What a variable shares with its copies and with the records that read it: its identity
-/// (the address of this object) and how often it was written through `Variable::write`.
-struct VariableState {
-  std::uint64_t version = 0;
-  /// The tape whose output this is (null for caller memory), and whether that tape has since
-  /// freed it (`clear` or destruction): a released output can no longer be read or recorded.
-  const void* owner = nullptr;
-  bool released = false;
-};
-
-/// Throws unless `state` may be recorded on (or seeded from) the tape at `tape`: not an output
-/// that was freed, not an output of another tape.
-inline void require_on_tape(const VariableState& state,
-                            const void* tape,
-                            const char* function,
-                            const char* argument) {
-  SPHAD_REQUIRE(!state.released, function, argument,
-                "is an output of a tape that was cleared or destroyed (its memory is gone); "
-                "record the launch that made it again");
-  SPHAD_REQUIRE(state.owner == nullptr || state.owner == tape, function, argument,
-                "is an output of another tape: record every launch a loss depends on on one tape "
-                "(or pass its span() to use it as a constant)");
-}
-} // namespace detail
-
-/// A tracked array: a read-only view of E [size] (caller memory, or a tape's output) with an
-/// identity and a version counter. Give it wherever a view is accepted (a `ParticleSet` field,
-/// field values, a correction state's array) to `record<Op>`, and the tape computes its
-/// gradient. Copies are the same variable. Write through `write()`, which bumps the version:
-/// a backward over a record made before such a write throws (decision A6). Writing through
-/// other pointers to the same memory is not seen.
-/// @tparam E  a floating scalar, `Vec` or `Mat` (kinds and indices are never differentiable,
-///            decision A2); its scalar may be a `Dual` (a tape over dual numbers: forward over
-///            reverse, see `record`).
-template <class E>
-struct Variable {
-  static_assert(std::is_floating_point_v<primal_t<scalar_of_t<E>>>,
-                "sphad::Variable: only arrays of float or double (scalars, Vec, Mat, or their dual "
-                "numbers) are tracked (kinds, neighbour lists, grids and domains are never "
-                "differentiable)");
-  const E* data = nullptr;
-  std::int64_t size = 0;
-  std::shared_ptr<detail::VariableState> state;
-
-  Variable() = default;
-  /// Tracks caller memory (on the device for a CUDA tape); it must outlive the tape's backward.
-  explicit Variable(Span<E> memory)
-      : data(memory.data), size(memory.size), state(std::make_shared<detail::VariableState>()) {}
-
-  /// Tracks `n` elements at `memory`.
-  Variable(E* memory, std::int64_t n) : Variable(Span<E>{memory, n}) {}
-
-  SPHAD_HOST_DEVICE SPHAD_INLINE const E& operator[](std::int64_t i) const { return data[i]; }
-  /// The array, read-only.
-  Span<const E> span() const { return {data, size}; }
-  /// The array for writing; counts as a modification (records made before it cannot be swept
-  /// backward any more).
-  Span<E> write() const {
-    ++state->version;
-    return {const_cast<E*>(data), size};
-  }
-  std::uint64_t version() const { return state->version; }
-  /// Whether `other` is this variable (the same identity).
-  bool same_as(const Variable& other) const { return state == other.state; }
-};
-
-/// The array of a variable, untracked.
-template <class E>
-Span<const E> primal_view(const Variable<E>& variable) {
-  return variable.span();
-}
-
-/// Whether a view is a `Variable` (its gradient is wanted).
-template <class View>
-inline constexpr bool is_variable_v = false;
-template <class E>
-inline constexpr bool is_variable_v<Variable<E>> = true;
-
-/// An output variable and the adjoint ȳ that starts the sweep from it (copied, never aliased).
-template <class E>
-struct Seed {
-  Variable<E> output;
-  Span<const E> adjoint;
-};
-template <class E>
-Seed(Variable<E>, Span<const E>) -> Seed<E>;
 
 /// How a backward sweep sums each reference particle's adjoints over its pairs. Both sum in a
 /// fixed order (no atomics), so the gradients are the same bits on any number of threads; the

@@ -56,10 +56,10 @@ namespace detail {
 template <class Kernel, SupportScheme Support>
 struct RenormalizationCovariance : ops::Covariance<Kernel, Support> {
   template <class P>
-  SPHAD_HOST_DEVICE static auto term(const P& p) {
-    auto c = ops::Covariance<Kernel, Support>::term(p);
-    c.neighbors = value_of(p.w()) > 0 ? 1 : 0;
-    return c;
+  SPHAD_HOST_DEVICE static auto kernel_part(const P& p) {
+    auto k = ops::Covariance<Kernel, Support>::kernel_part(p);
+    k.neighbors = value_of(p.w()) > 0 ? 1 : 0;
+    return k;
   }
 };
 

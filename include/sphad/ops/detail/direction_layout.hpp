@@ -8,6 +8,7 @@
 #include <sphad/kernels/support.hpp>
 #include <sphad/ops/corrections.hpp>
 #include <sphad/ops/detail/leaf_algebra.hpp>
+#include <sphad/ops/operator_concept.hpp>
 #include <sphad/ops/pair.hpp>
 
 #include <type_traits>
@@ -56,20 +57,6 @@ struct CRKLeaves<CRK<D, T, A, B, GA, GB>> {
   static constexpr int a = seeded_leaves<A>(), b = seeded_leaves<B>(), grad_a = seeded_leaves<GA>(),
                        grad_b = seeded_leaves<GB>();
 };
-
-/// Whether Op's term splits as combine(p, kernel_part(p)).
-template <class Op, class = void>
-inline constexpr bool splits_term_v = false;
-template <class Op>
-inline constexpr bool splits_term_v<
-    Op,
-    std::void_t<decltype(&Op::template kernel_part<
-                         Pair<typename Op::kernel_type,
-                              Op::support,
-                              1,
-                              PairScalars<double, double, double, double, double, double>,
-                              double,
-                              Uncorrected>>)>> = true;
 
 /// The directions of a call's reverse pass, one per input scalar of each pair, in this order:
 /// the pair vector x_ij (`position`: D when either set's positions is a `Variable`; by

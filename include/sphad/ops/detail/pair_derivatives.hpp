@@ -6,6 +6,7 @@
 
 #include <sphad/ad/dual.hpp>
 #include <sphad/ops/detail/leaf_algebra.hpp>
+#include <sphad/ops/operator_concept.hpp>
 #include <sphad/ops/operators.hpp>
 
 #include <cstdint>
@@ -36,11 +37,10 @@ struct WholeTermDirections {
   }
 };
 
-/// Whether the reverse pass differentiates Op's combination as form(particle_part(p), G)
-/// (`ops::detail::FactoredCombine`): when Op declares it and some particle input is tracked.
+/// Whether the reverse pass differentiates Op's combination as form(particle_part(p), G): when
+/// Op's combination factors (`factored_combine_v`) and some particle input is tracked.
 template <class Op, class Dirs>
-inline constexpr bool uses_factored_v = std::is_base_of_v<FactoredCombine<Op>, Op> &&
-                                        (Dirs::particle > 0);
+inline constexpr bool uses_factored_v = factored_combine_v<Op> && (Dirs::particle > 0);
 
 /// A pair's directions by the operator's split term = combine(p, kernel_part(p)): the kernel
 /// part G (geometry, supports, CRK, renormalization) in `Dual<S, Dirs::kernel>` — or, when it
@@ -107,7 +107,7 @@ struct SplitTermDirections {
       // The coefficient c in Dual<S, KP> (the particle inputs seeded), then form(c, G) with c's
       // and G's scalars seeded, contracted with ȳ: c̄ and Ḡ; the directions are ⟨c̄, ∂c⟩ and
       // ⟨Ḡ, ∂G⟩.
-      const auto c = Op::particle_part(particles.make_pair(i, j, q.particles));
+      const auto c = Op::particle_part(particles.make_particles(i, j, q.particles));
       const auto cv = primal_part<Dual<S, KP>>(c);
       constexpr int KCV = leaf_count<std::remove_cv_t<decltype(cv)>>();
       constexpr int KF = KCV + KG;
@@ -122,7 +122,8 @@ struct SplitTermDirections {
       constexpr int KC = KP + KG;
       S a[KC];
       contract_directions<KC>(
-          a, ybar_i, Op::combine(particles.make_pair(i, j, q.particles), seed<KC>(value, KP)));
+          a, ybar_i,
+          detail::combine<Op>(particles.make_particles(i, j, q.particles), seed<KC>(value, KP)));
       SPHAD_PRAGMA_UNROLL
       for (int k = 0; k < KP; ++k) {
         g[KK + k] = a[k];
