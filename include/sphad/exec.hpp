@@ -11,6 +11,7 @@
 #include <sphad/exec/buffer.hpp>
 #include <sphad/exec/copy.hpp>
 #include <sphad/exec/host.hpp>
+#include <sphad/exec/lanes.hpp>
 #include <sphad/exec/reduce.hpp>
 #include <sphad/exec/scan.hpp>
 #include <sphad/exec/sort.hpp>

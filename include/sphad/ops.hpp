@@ -13,6 +13,7 @@
 #include <sphad/ops/hvp.hpp>
 #include <sphad/ops/jvp.hpp>
 #include <sphad/ops/laplacian.hpp>
+#include <sphad/ops/leaves.hpp>
 #include <sphad/ops/operator_concept.hpp>
 #include <sphad/ops/operators.hpp>
 #include <sphad/ops/options.hpp>

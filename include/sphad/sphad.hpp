@@ -16,3 +16,4 @@
 #include <sphad/ops.hpp>
 #include <sphad/sampling.hpp>
 #include <sphad/search.hpp>
+#include <sphad/span.hpp>

@@ -157,3 +157,47 @@ TEST_CASE("Tape: outputs live and die with the tape that made them", "[record][v
       d, t.n, [](auto r) { return r * r; }, rho_d);
   CHECK_NOTHROW(d.backward(squared, ones));
 }
+
+TEST_CASE("Variable: one over read-only memory records like one over writable memory, and only "
+          "write() is refused",
+          "[record][vjp][errors]") {
+  const Tracked2 t;
+  const auto set = t.plain().with_densities(view_of(t.in.rho.value));
+  const auto gradient_of = [&](const Variable<double>& f) {
+    Tape<exec::host> tape;
+    const auto out = record<Gradient>(tape, set, set, t.in.domain, t.in.list, f, f);
+    const std::vector<V2> seed(std::size_t(t.n), V2{1.0, -0.5});
+    tape.backward(out, Span<const V2>(seed));
+    const auto g = tape.gradient(f);
+    return std::vector<double>(g.data, g.data + g.size);
+  };
+  std::vector<double> writable = t.in.f.value;
+  const std::vector<double> read_only = t.in.f.value;
+  const Variable<double> from_writable(writable.data(), t.n);
+  const Variable<double> from_read_only(read_only.data(), t.n);
+  CHECK(gradient_of(from_read_only) == gradient_of(from_writable));
+  CHECK(from_writable.write().size == t.n);
+  CHECK_THROWS_WITH(from_read_only.write(),
+                    Catch::Matchers::Contains("argument `variable`: wraps read-only memory"));
+}
+
+TEST_CASE("apply, jvp: host vectors work where views are expected, with the views' results",
+          "[ops][errors]") {
+  const Tracked2 t;
+  const auto& x = t.in.x.value;
+  const auto& h = t.in.h.value;
+  const auto& m = t.in.m.value;
+  const auto& rho = t.in.rho.value;
+  const auto& f = t.in.f.value;
+  const ParticleSet<2, double> from_vectors =
+      ParticleSet<2, double>{x, h, m, t.in.kinds}.with_densities(Span<const double>(rho));
+  const auto set = t.plain().with_densities(view_of(rho));
+  const auto by_vectors =
+      apply<Gradient>(exec::host{}, from_vectors, from_vectors, t.in.domain, t.in.list, f, f);
+  const auto by_views =
+      apply<Gradient>(exec::host{}, set, set, t.in.domain, t.in.list, view_of(f), view_of(f));
+  REQUIRE(by_vectors.size() == t.n);
+  for (std::int64_t i = 0; i < t.n; ++i) {
+    CHECK(by_vectors[i] == by_views[i]);
+  }
+}

@@ -8,7 +8,7 @@
 #include <sphad/errors.hpp>
 #include <sphad/math/mat.hpp>
 #include <sphad/math/vec.hpp>
-#include <sphad/search/points.hpp>
+#include <sphad/span.hpp>
 
 #include <cstdint>
 #include <type_traits>

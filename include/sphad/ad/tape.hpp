@@ -59,6 +59,7 @@ template <class Exec>
 class Tape;
 
 namespace detail {
+struct TapeAccess;
 
 /// Adds in[i] to out[i].
 template <class E>
@@ -228,7 +229,9 @@ public:
     return {slot->values.data(), slot->values.size()};
   }
 
-  // ---- for record<Op> (<sphad/ops/record.hpp>) ----
+private:
+  // ---- for record<Op> and record_map (<sphad/ops/record.hpp>), through detail::TapeAccess ----
+  friend struct detail::TapeAccess;
 
   /// A new output of n elements owned by the tape.
   template <class E>
@@ -277,7 +280,6 @@ public:
     }
   }
 
-private:
   void release_outputs() {
     for (const auto& o : outputs_) {
       o->state->released = true;
@@ -343,5 +345,27 @@ private:
   std::vector<std::unique_ptr<OutputBase>> outputs_;
   std::unordered_map<const detail::VariableState*, std::unique_ptr<SlotBase>> gradients_;
 };
+
+namespace detail {
+/// What `record` and `record_map` use of a tape (its internals, not the public API).
+struct TapeAccess {
+  template <class E, class Exec>
+  static Variable<E> make_output(Tape<Exec>& tape, std::int64_t n) {
+    return tape.template make_output<E>(n);
+  }
+  template <class E, class Exec>
+  static Span<E> gradient_slot(Tape<Exec>& tape, const Variable<E>& v, bool is_output = false) {
+    return tape.gradient_slot(v, is_output);
+  }
+  template <class Exec, class R>
+  static void push(Tape<Exec>& tape, std::unique_ptr<R> record) {
+    tape.push(std::unique_ptr<Record<Exec>>(std::move(record)));
+  }
+  template <class E, class Exec>
+  static E* workspace(Tape<Exec>& tape, std::int64_t n, Buffer<E, Exec>& keep) {
+    return tape.workspace(n, keep);
+  }
+};
+} // namespace detail
 
 } // namespace sphad

@@ -63,14 +63,21 @@ struct Variable {
   const E* data = nullptr;
   std::int64_t size = 0;
   std::shared_ptr<detail::VariableState> state;
+  bool writable = true; ///< false when made from read-only memory (`write()` throws)
 
   Variable() = default;
   /// Tracks caller memory (on the device for a CUDA tape); it must outlive the tape's backward.
   explicit Variable(Span<E> memory)
       : data(memory.data), size(memory.size), state(std::make_shared<detail::VariableState>()) {}
+  /// Tracks read-only caller memory: everything but `write()` works.
+  explicit Variable(Span<const E> memory)
+      : data(memory.data), size(memory.size), state(std::make_shared<detail::VariableState>()),
+        writable(false) {}
 
   /// Tracks `n` elements at `memory`.
   Variable(E* memory, std::int64_t n) : Variable(Span<E>{memory, n}) {}
+  /// Tracks `n` read-only elements at `memory`.
+  Variable(const E* memory, std::int64_t n) : Variable(Span<const E>{memory, n}) {}
 
   SPHAD_HOST_DEVICE SPHAD_INLINE const E& operator[](std::int64_t i) const { return data[i]; }
   /// The array, read-only.
@@ -78,6 +85,8 @@ struct Variable {
   /// The array for writing; counts as a modification (records made before it cannot be swept
   /// backward any more).
   Span<E> write() const {
+    SPHAD_REQUIRE(writable, "Variable::write", "variable",
+                  "wraps read-only memory (it was made from a view of const elements)");
     ++state->version;
     return {const_cast<E*>(data), size};
   }

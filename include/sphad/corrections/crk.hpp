@@ -36,10 +36,10 @@ void apparent_volumes_into(const Exec& exec,
                            const Set& particles,
                            const Domain<Set::dim, typename Set::primal_scalar>& domain,
                            const Adjacency& adjacency,
-                           Span<ops::detail::call_scalar_t<Set>> volumes,
+                           Span<ops::call_scalar_t<Set>> volumes,
                            OperationDirection direction = OperationDirection::AllToAll) {
   constexpr const char* function = "corrections::apparent_volumes";
-  using T = ops::detail::call_scalar_t<Set>;
+  using T = ops::call_scalar_t<Set>;
   detail::require_output(volumes, particles.size(), function, "volumes");
   ops::detail::evaluate_all<detail::KernelSum<Kernel>>(
       exec, particles, particles, domain, adjacency, Span<const ops::NoField>{},
@@ -67,11 +67,11 @@ void crk_factors_into(
     const References& references,
     const Domain<Queries::dim, typename Queries::primal_scalar>& domain,
     const Adjacency& adjacency,
-    const CRKStateSpans<Queries::dim, ops::detail::call_scalar_t<Queries, References>>& out,
+    const CRKStateSpans<Queries::dim, ops::call_scalar_t<Queries, References>>& out,
     const CRKOptions<typename Queries::primal_scalar>& options = {}) {
   constexpr const char* function = "corrections::crk_factors";
   constexpr int D = Queries::dim;
-  using T = ops::detail::call_scalar_t<Queries, References>;
+  using T = ops::call_scalar_t<Queries, References>;
   const std::int64_t n = queries.size();
   detail::require_output(out.a, n, function, "out.a");
   detail::require_output(out.b, n, function, "out.b");
@@ -95,16 +95,15 @@ void crk_factors_into(
 /// CRK-corrected Scatter kernel of `state` (V: the particles' volumes), 0 where the
 /// denominator is 0 (C3) and for masked queries.
 template <class Kernel, class Exec, class Set, class Adjacency, class CRKState>
-void crk_density_into(
-    const Exec& exec,
-    const Set& particles,
-    const Domain<Set::dim, typename Set::primal_scalar>& domain,
-    const Adjacency& adjacency,
-    const CRKState& state,
-    Span<ops::detail::call_scalar_t<Set, Set, ops::Corrections<CRKState>>> density,
-    OperationDirection direction = OperationDirection::AllToAll) {
+void crk_density_into(const Exec& exec,
+                      const Set& particles,
+                      const Domain<Set::dim, typename Set::primal_scalar>& domain,
+                      const Adjacency& adjacency,
+                      const CRKState& state,
+                      Span<ops::call_scalar_t<Set, Set, ops::Corrections<CRKState>>> density,
+                      OperationDirection direction = OperationDirection::AllToAll) {
   constexpr const char* function = "corrections::crk_density";
-  using T = ops::detail::call_scalar_t<Set, Set, ops::Corrections<CRKState>>;
+  using T = ops::call_scalar_t<Set, Set, ops::Corrections<CRKState>>;
   detail::require_output(density, particles.size(), function, "density");
   SPHAD_REQUIRE(particles.volumes.size == particles.size(), function, "particles",
                 sphad::detail::concat("needs volumes (the apparent volumes; got ",
@@ -148,7 +147,7 @@ template <class Kernel,
           class Set,
           class Adjacency,
           int D = Set::dim,
-          class T = ops::detail::call_scalar_t<Set>>
+          class T = ops::call_scalar_t<Set>>
 CRKFactors<D, T, Exec>
 compute_crk_factors(const Exec& exec,
                     const Set& particles,
@@ -238,7 +237,7 @@ template <class Kernels = kernels::AllKernels,
           class Set,
           class Adjacency,
           int D = Set::dim,
-          class T = ops::detail::call_scalar_t<Set>>
+          class T = ops::call_scalar_t<Set>>
 CRKFactors<D, T, Exec>
 compute_crk_factors(const Exec& exec,
                     KernelId kernel,

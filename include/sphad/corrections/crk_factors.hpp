@@ -4,12 +4,14 @@
 
 #include <sphad/config.hpp>
 
+#include <sphad/ad/dual_view.hpp>
 #include <sphad/ad/safe.hpp>
 #include <sphad/ad/scalar_traits.hpp>
 #include <sphad/math/mat.hpp>
 #include <sphad/math/scalar.hpp>
 #include <sphad/math/vec.hpp>
-#include <sphad/ops/detail/leaf_algebra.hpp>
+#include <sphad/ops/leaves.hpp>
+#include <sphad/particles.hpp>
 
 #include <cstdint>
 
@@ -72,7 +74,7 @@ template <int D, class T>
 struct scalar_of<corrections::Moments<D, T>, void> {
   using type = T;
 };
-namespace ops::detail {
+namespace ops {
 /// The moments' scalar members, in memory order (the count is not one).
 template <int D, class T>
 struct Leaves<corrections::Moments<D, T>> {
@@ -93,7 +95,7 @@ struct Leaves<corrections::Moments<D, T>> {
     to.count = from.count;
   }
 };
-} // namespace ops::detail
+} // namespace ops
 } // namespace sphad
 
 namespace sphad::corrections {

@@ -68,7 +68,7 @@ template <class Kernel,
           class Set,
           class Adjacency,
           int D = Set::dim,
-          class T = ops::detail::call_scalar_t<Set>>
+          class T = ops::call_scalar_t<Set>>
 void grad_h_omegas_into(const Exec& exec,
                         const Set& particles,
                         const Domain<D, typename Set::primal_scalar>& domain,
@@ -96,7 +96,7 @@ template <class Kernel,
           class Set,
           class Adjacency,
           int D = Set::dim,
-          class T = ops::detail::call_scalar_t<Set>>
+          class T = ops::call_scalar_t<Set>>
 Buffer<T, Exec> compute_omegas(const Exec& exec,
                                const Set& particles,
                                const Domain<D, typename Set::primal_scalar>& domain,
@@ -136,7 +136,7 @@ template <class Kernels = kernels::AllKernels,
           class Set,
           class Adjacency,
           int D = Set::dim,
-          class T = ops::detail::call_scalar_t<Set>>
+          class T = ops::call_scalar_t<Set>>
 Buffer<T, Exec> compute_omegas(const Exec& exec,
                                KernelId kernel,
                                const Set& particles,

@@ -110,7 +110,7 @@ template <class Kernel,
           class Adjacency,
           class Corr = ops::Uncorrected,
           int D = Queries::dim,
-          class T = ops::detail::call_scalar_t<Queries, References, Corr>>
+          class T = ops::call_scalar_t<Queries, References, Corr>>
 void renormalization_matrices_into(
     const Exec& exec,
     const Queries& queries,
@@ -152,7 +152,7 @@ template <class Kernel,
           class Adjacency,
           class Corr = ops::Uncorrected,
           int D = Queries::dim,
-          class T = ops::detail::call_scalar_t<Queries, References, Corr>>
+          class T = ops::call_scalar_t<Queries, References, Corr>>
 RenormalizationMatrices<D, T, Exec>
 compute_renormalization(const Exec& exec,
                         const Queries& queries,
@@ -206,7 +206,7 @@ template <class Kernels = kernels::AllKernels,
           class Adjacency,
           class Corr = ops::Uncorrected,
           int D = Queries::dim,
-          class T = ops::detail::call_scalar_t<Queries, References, Corr>>
+          class T = ops::call_scalar_t<Queries, References, Corr>>
 RenormalizationMatrices<D, T, Exec>
 compute_renormalization(const Exec& exec,
                         const OperationProperties& properties,

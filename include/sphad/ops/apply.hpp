@@ -88,14 +88,33 @@ void evaluate_all(const Exec& exec,
                   Store store,
                   const char* function,
                   bool skip_self_pairs = false) {
-  const auto factor = validate_call<Op>(queries, references, domain, query_values, reference_values,
-                                        options, corrections, function);
+  const auto& qv = as_view(query_values); // a std::vector as a Span
+  const auto& rv = as_view(reference_values);
+  const auto factor =
+      validate_call<Op>(queries, references, domain, qv, rv, options, corrections, function);
   const auto neighbors = traversal<Op::support>(exec, adjacency, queries, references, function);
-  launch_all<Op>(exec, neighbors, queries, references, domain, query_values, reference_values,
-                 options.direction, factor, corrections, store, skip_self_pairs);
+  launch_all<Op>(exec, neighbors, queries, references, domain, qv, rv, options.direction, factor,
+                 corrections, store, skip_self_pairs);
 }
 
 } // namespace ops::detail
+
+namespace ops {
+/// The scalar an operator call computes in: the promotion of every particle field's and
+/// correction state's scalar (plain unless one carries tangents).
+template <class Queries, class References = Queries, class Corr = Uncorrected>
+using call_scalar_t = detail::call_scalar_t<Queries, References, Corr>;
+
+/// What each query gets from operator Op called with these sets, field views and corrections.
+template <class Op,
+          class Queries,
+          class References,
+          class QueryValues,
+          class ReferenceValues,
+          class Corr = Uncorrected>
+using output_of_t =
+    detail::output_of_t<Op, Queries, References, QueryValues, ReferenceValues, Corr>;
+} // namespace ops
 
 /// Evaluates operator `Op` at every query particle, writing one output per query into caller
 /// memory `out` ([Nq] in the space's memory, shaped per operator, decisions O1–O3).
@@ -113,7 +132,8 @@ void evaluate_all(const Exec& exec,
 /// state with `Dual` elements or `DualView`s (`with_tangents`), or dual field values; the output
 /// then carries the directional derivatives (`jvp` returns them as separate arrays).
 /// @param query_values, reference_values  field values [Nq], [Nr] (Density, Covariance: none):
-///        `Span`s of scalars, `Vec`s or `Mat`s, or `DualView`s of them.
+///        `Span`s of scalars, `Vec`s or `Mat`s, `DualView`s of them, or (host memory)
+///        `std::vector`s.
 template <class Op,
           class Exec,
           class Queries,
@@ -130,14 +150,14 @@ void apply_into(
     const Adjacency& adjacency,
     const QueryValues& query_values,
     const ReferenceValues& reference_values,
-    Span<ops::detail::output_of_t<Op, Queries, References, QueryValues, ReferenceValues, Corr>> out,
+    Span<ops::output_of_t<Op, Queries, References, QueryValues, ReferenceValues, Corr>> out,
     const ApplyOptions<typename Queries::primal_scalar>& options = {},
     const Corr& corrections = {}) {
   constexpr const char* function = "apply";
   SPHAD_REQUIRE(
       out.size == queries.size(), function, "out",
       sphad::detail::concat("has ", out.size, " entries for ", queries.size(), " queries"));
-  using Out = ops::detail::output_of_t<Op, Queries, References, QueryValues, ReferenceValues, Corr>;
+  using Out = ops::output_of_t<Op, Queries, References, QueryValues, ReferenceValues, Corr>;
   ops::detail::evaluate_all<Op>(exec, queries, references, domain, adjacency, query_values,
                                 reference_values, options, corrections,
                                 ops::detail::StoreAt<Out>{out.data}, function);
@@ -154,7 +174,7 @@ template <class Op,
           class QueryValues = Span<const ops::NoField>,
           class ReferenceValues = QueryValues,
           class Corr = ops::Uncorrected>
-Buffer<ops::detail::output_of_t<Op, Queries, References, QueryValues, ReferenceValues, Corr>, Exec>
+Buffer<ops::output_of_t<Op, Queries, References, QueryValues, ReferenceValues, Corr>, Exec>
 apply(const Exec& exec,
       const Queries& queries,
       const References& references,
@@ -164,7 +184,7 @@ apply(const Exec& exec,
       const ReferenceValues& reference_values = {},
       const ApplyOptions<typename Queries::primal_scalar>& options = {},
       const Corr& corrections = {}) {
-  using Out = ops::detail::output_of_t<Op, Queries, References, QueryValues, ReferenceValues, Corr>;
+  using Out = ops::output_of_t<Op, Queries, References, QueryValues, ReferenceValues, Corr>;
   Buffer<Out, Exec> out(exec, ops::detail::checked_size(queries, "apply", "queries"));
   apply_into<Op>(exec, queries, references, domain, adjacency, query_values, reference_values,
                  Span<Out>{out.data(), out.size()}, options, corrections);

@@ -7,6 +7,7 @@
 #include <sphad/ad/scalar_traits.hpp>
 #include <sphad/math/mat.hpp>
 #include <sphad/ops/detail/operator_base.hpp>
+#include <sphad/ops/leaves.hpp>
 #include <sphad/ops/pair.hpp>
 #include <sphad/ops/properties.hpp>
 
@@ -72,6 +73,22 @@ struct Covariance : detail::OperatorBase<Kernel, Support> {
     out.matrix = sphad::detail::convert_scalars<Mat<T, D, D>>(k.matrix * p.volume_j);
     out.neighbors = k.neighbors;
     return out;
+  }
+};
+
+/// The Covariance result's scalars: its matrix (the count is not one).
+template <class T, int D>
+struct Leaves<CovarianceResult<T, D>> {
+  template <class S>
+  using rebind = CovarianceResult<S, D>;
+  static constexpr int count = D * D;
+  template <class F, class... Xs>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static void zip(F&& f, Xs&... xs) {
+    f(xs.matrix...);
+  }
+  template <class A, class B>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static void copy_rest(A& to, const B& from) {
+    to.neighbors = from.neighbors;
   }
 };
 

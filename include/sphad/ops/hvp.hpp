@@ -81,8 +81,8 @@ void density_position_hvp_into(const Exec& exec,
   const auto q = queries.with_positions(with_tangents(queries.positions, query_tangents));
   const auto r = references.with_positions(with_tangents(references.positions, reference_tangents));
   using Op = ops::detail::DensityPositionGradient<Kernel, Support>;
-  using Out = ops::detail::output_of_t<Op, decltype(q), decltype(r), Span<const ops::NoField>,
-                                       Span<const ops::NoField>, ops::Uncorrected>;
+  using Out = ops::output_of_t<Op, decltype(q), decltype(r), Span<const ops::NoField>,
+                               Span<const ops::NoField>, ops::Uncorrected>;
   ops::detail::evaluate_all<Op>(exec, q, r, domain, neighbors, Span<const ops::NoField>{},
                                 Span<const ops::NoField>{}, options, ops::Uncorrected{},
                                 ops::detail::StoreFirstTangent<Out>{out.data}, function, one_set);

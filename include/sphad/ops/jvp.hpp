@@ -6,6 +6,7 @@
 
 #include <sphad/ad/dual_view.hpp>
 #include <sphad/ops/apply.hpp>
+#include <sphad/ops/leaves.hpp>
 
 #include <cstdint>
 #include <type_traits>
@@ -17,34 +18,6 @@
 namespace sphad {
 
 namespace ops::detail {
-
-/// Structs of scalars that flow through the operator loops and the tape (a Covariance result,
-/// the CRK moments) say here which of their members hold scalars. A specialization provides
-/// `template <class S> using rebind` (the struct over scalar S), `count` (its scalars, which
-/// come first in its memory), `zip(f, xs...)` (calls f on the same scalar-holding member of
-/// every x, member by member in memory order) and `copy_rest(to, from)` (the other members,
-/// e.g. a count).
-template <class X>
-struct Leaves;
-template <class X, class = void>
-inline constexpr bool has_leaves_v = false;
-template <class X>
-inline constexpr bool has_leaves_v<X, std::void_t<decltype(Leaves<X>::count)>> = true;
-
-template <class T, int D>
-struct Leaves<CovarianceResult<T, D>> {
-  template <class S>
-  using rebind = CovarianceResult<S, D>;
-  static constexpr int count = D * D;
-  template <class F, class... Xs>
-  SPHAD_HOST_DEVICE SPHAD_INLINE static void zip(F&& f, Xs&... xs) {
-    f(xs.matrix...);
-  }
-  template <class A, class B>
-  SPHAD_HOST_DEVICE SPHAD_INLINE static void copy_rest(A& to, const B& from) {
-    to.neighbors = from.neighbors;
-  }
-};
 
 /// The primal part of an output (the outer dual layer's values; a struct keeps its other
 /// members, e.g. a Covariance count).
@@ -114,6 +87,18 @@ struct JVPTypes {
 
 } // namespace ops::detail
 
+namespace ops {
+/// The primal output element of a JVP call of Op (its output without the tangents).
+template <class Op,
+          class Queries,
+          class References,
+          class QueryValues,
+          class ReferenceValues,
+          class Corr = Uncorrected>
+using jvp_primal_t =
+    typename detail::JVPTypes<Op, Queries, References, QueryValues, ReferenceValues, Corr>::primal;
+} // namespace ops
+
 /// The primal output [Nq] and the N tangent outputs [N · Nq] (direction k at k · Nq) of a JVP.
 template <class Out, class Exec>
 struct JVPResult {
@@ -136,21 +121,21 @@ template <class Op,
           class Adjacency,
           class QueryValues,
           class ReferenceValues,
-          class Corr = ops::Uncorrected,
-          class Types =
-              ops::detail::JVPTypes<Op, Queries, References, QueryValues, ReferenceValues, Corr>>
-void jvp_into(const Exec& exec,
-              const Queries& queries,
-              const References& references,
-              const Domain<Queries::dim, typename Queries::primal_scalar>& domain,
-              const Adjacency& adjacency,
-              const QueryValues& query_values,
-              const ReferenceValues& reference_values,
-              Span<typename Types::primal> primal,
-              Span<typename Types::primal> tangents,
-              const ApplyOptions<typename Queries::primal_scalar>& options = {},
-              const Corr& corrections = {}) {
+          class Corr = ops::Uncorrected>
+void jvp_into(
+    const Exec& exec,
+    const Queries& queries,
+    const References& references,
+    const Domain<Queries::dim, typename Queries::primal_scalar>& domain,
+    const Adjacency& adjacency,
+    const QueryValues& query_values,
+    const ReferenceValues& reference_values,
+    Span<ops::jvp_primal_t<Op, Queries, References, QueryValues, ReferenceValues, Corr>> primal,
+    Span<ops::jvp_primal_t<Op, Queries, References, QueryValues, ReferenceValues, Corr>> tangents,
+    const ApplyOptions<typename Queries::primal_scalar>& options = {},
+    const Corr& corrections = {}) {
   constexpr const char* function = "jvp";
+  using Types = ops::detail::JVPTypes<Op, Queries, References, QueryValues, ReferenceValues, Corr>;
   const std::int64_t n = queries.size();
   SPHAD_REQUIRE(primal.size == n, function, "primal",
                 sphad::detail::concat("has ", primal.size, " entries for ", n, " queries"));
@@ -173,10 +158,8 @@ template <class Op,
           class Adjacency,
           class QueryValues = Span<const ops::NoField>,
           class ReferenceValues = QueryValues,
-          class Corr = ops::Uncorrected,
-          class Types =
-              ops::detail::JVPTypes<Op, Queries, References, QueryValues, ReferenceValues, Corr>>
-JVPResult<typename Types::primal, Exec>
+          class Corr = ops::Uncorrected>
+JVPResult<ops::jvp_primal_t<Op, Queries, References, QueryValues, ReferenceValues, Corr>, Exec>
 jvp(const Exec& exec,
     const Queries& queries,
     const References& references,
@@ -186,6 +169,7 @@ jvp(const Exec& exec,
     const ReferenceValues& reference_values = {},
     const ApplyOptions<typename Queries::primal_scalar>& options = {},
     const Corr& corrections = {}) {
+  using Types = ops::detail::JVPTypes<Op, Queries, References, QueryValues, ReferenceValues, Corr>;
   using Primal = typename Types::primal;
   const std::int64_t n = ops::detail::checked_size(queries, "jvp", "queries");
   JVPResult<Primal, Exec> out{Buffer<Primal, Exec>(exec, n),

@@ -66,6 +66,9 @@ auto record(Tape<Exec>& tape,
             const ApplyOptions<typename Queries::primal_scalar>& options = {},
             const Corr& corrections = {}) {
   using namespace ops::detail;
+  static_assert(!is_std_vector_v<QueryValues> && !is_std_vector_v<ReferenceValues>,
+                "sphad::record: the record keeps its field values as views until the backward; "
+                "pass a Variable, or Span<const T>(vector) for values without a gradient");
   constexpr const char* function = "record";
   const auto tracks_an_array = [&](const char* field, const auto& view) {
     require_tracks_an_array(view, &tape, function, field);
@@ -85,7 +88,7 @@ auto record(Tape<Exec>& tape,
   // Everything is checked before the tape changes; the launch reuses the checks' results.
   const auto factor = validate_call<Op>(q, r, domain, qv, rv, options, c, function);
   const auto rows = traversal<Op::support>(tape.exec(), neighbors, q, r, function);
-  Variable<Out> out = tape.template make_output<Out>(q.size());
+  Variable<Out> out = sphad::detail::TapeAccess::make_output<Out>(tape, q.size());
   launch_all<Op>(tape.exec(), rows, q, r, domain, qv, rv, options.direction, factor, c,
                  StoreAt<Out>{const_cast<Out*>(out.data)});
   using Dirs = Directions<Op, Queries, References, QueryValues, ReferenceValues, Corr>;
@@ -97,7 +100,8 @@ auto record(Tape<Exec>& tape,
     auto transposed = gathers
                           ? search::detail::group_entries(tape.exec(), neighbors, references.size())
                           : search::detail::group_entries(tape.exec(), NeighborList<Exec>{}, 0);
-    tape.push(
+    sphad::detail::TapeAccess::push(
+        tape,
         std::make_unique<
             OperatorRecord<Op, Exec, Queries, References, QueryValues, ReferenceValues, Corr, Out>>(
             queries, references, domain, copy_neighbor_list(tape.exec(), neighbors),

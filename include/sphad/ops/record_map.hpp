@@ -111,7 +111,9 @@ struct MapRecord final : sphad::detail::Record<Exec> {
       const auto pack = std::apply([](const auto&... v) { return make_pack(v...); }, seeded);
       exec::for_each_index(tape.exec(), output.size,
                            MapAdjoint<K, S, F, std::remove_const_t<decltype(pack)>, OutPrimal, N>{
-                               f, pack, tape.gradient_slot(output, true).data, seeder.targets});
+                               f, pack,
+                               sphad::detail::TapeAccess::gradient_slot(tape, output, true).data,
+                               seeder.targets});
     }
   }
 };
@@ -140,13 +142,13 @@ auto record_map(Tape<Exec>& tape, std::int64_t n, const F& f, const Views&... in
   (check(inputs), ...);
   const auto plain = make_pack(untracked(inputs)...);
   using Out = std::remove_cv_t<std::remove_reference_t<decltype(plain.apply(f, 0))>>;
-  Variable<Out> out = tape.template make_output<Out>(n);
+  Variable<Out> out = sphad::detail::TapeAccess::make_output<Out>(tape, n);
   exec::for_each_index(tape.exec(), n,
                        MapPrimal<F, std::remove_const_t<decltype(plain)>, Out>{
                            f, plain, const_cast<Out*>(out.data)});
   if constexpr ((is_variable_v<Views> || ...)) {
-    tape.push(std::make_unique<MapRecord<Exec, F, Out, Views...>>(
-        f, std::tuple<Views...>(inputs...), out));
+    sphad::detail::TapeAccess::push(tape, std::make_unique<MapRecord<Exec, F, Out, Views...>>(
+                                              f, std::tuple<Views...>(inputs...), out));
   }
   return out;
 }

@@ -5,6 +5,7 @@
 #include <sphad/config.hpp>
 
 #include <sphad/math/vec.hpp>
+#include <sphad/span.hpp>
 
 #include <cstdint>
 
@@ -12,15 +13,6 @@
 /// \brief `SearchPoints<D, T>`: a non-owning view of positions and supports for the search.
 
 namespace sphad {
-
-/// A pointer and a length: a non-owning view of `size` elements in some memory space.
-template <class T>
-struct Span {
-  using element_type = T;
-  T* data = nullptr;
-  std::int64_t size = 0;
-  SPHAD_HOST_DEVICE SPHAD_INLINE T& operator[](std::int64_t i) const { return data[i]; }
-};
 
 /// Positions [N, D] (an array of `Vec<T, D>`, i.e. row-major N×D) and supports [N] of one
 /// particle set, in the memory of the execution space used with it. No copy is made.

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <type_traits>
+#include <vector>
 
 /// \file
 /// \brief `Evaluate`: one query particle's sum of an operator's pair terms (the loop body of
@@ -95,6 +96,23 @@ template <class RF, class S>
 struct promoted_field<NoField, RF, S> {
   using type = NoField;
 };
+
+/// Whether V is a std::vector.
+template <class V>
+inline constexpr bool is_std_vector_v = false;
+template <class T, class A>
+inline constexpr bool is_std_vector_v<std::vector<T, A>> = true;
+
+/// Field values as a view: a std::vector (host memory) as a `Span` of its elements, any view
+/// as itself.
+template <class V>
+decltype(auto) as_view(const V& values) {
+  if constexpr (is_std_vector_v<V>) {
+    return Span<const typename V::value_type>(values);
+  } else {
+    return (values);
+  }
+}
 
 /// The scalar the pair terms of a call compute in: the promotion of every particle field's and
 /// correction state's scalar (plain unless one carries tangents).
@@ -252,13 +270,12 @@ struct Evaluate {
   /// The pair (query i, reference j) as the operator's term and kernel part read it.
   SPHAD_HOST_DEVICE SPHAD_INLINE auto
   make_pair(std::int64_t i, std::int32_t j, const QueryInputs& q) const {
+    // The geometry first: the kernel's inputs, read before the particle inputs.
+    const auto x_ij =
+        domain.difference(q.x, read<Vec<typename S::position, D>>(references.positions, j));
+    const auto h_j = read<typename S::support>(references.supports, j);
     return Pair<typename Op::kernel_type, Op::support, D, S, F, Corr>{
-        make_particles(i, j, q),
-        corrections,
-        domain.difference(q.x, read<Vec<typename S::position, D>>(references.positions, j)),
-        q.h,
-        read<typename S::support>(references.supports, j),
-        factor};
+        make_particles(i, j, q), corrections, x_ij, q.h, h_j, factor};
   }
 
   /// Asks the host's caches for reference j's inputs ahead of use (the reverse pass's loop

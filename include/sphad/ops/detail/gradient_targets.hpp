@@ -130,7 +130,7 @@ GradientTarget<S> target_of(Tape<Exec>& tape, const Variable<E>& v, int offset) 
                 "to differentiate through a JVP, make every input a Variable of dual "
                 "elements (a tape over dual numbers)");
   static_assert(sizeof(E) % sizeof(S) == 0, "sphad::record: an element is whole scalars");
-  const Span<E> gradient = tape.gradient_slot(v);
+  const Span<E> gradient = sphad::detail::TapeAccess::gradient_slot(tape, v);
   return {reinterpret_cast<S*>(gradient.data), offset, leaf_count<E>(), int(sizeof(E) / sizeof(S))};
 }
 

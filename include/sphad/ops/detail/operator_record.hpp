@@ -149,11 +149,11 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
     using Dirs = Directions<Op, Queries, References, QueryValues, ReferenceValues, Corr>;
     // The most gradient targets of each role: one per `Variable` among its views.
     using Roles = RoleVariables<Queries, References, QueryValues, ReferenceValues, Corr>;
-    const OutPrimal* ybar = tape.gradient_slot(output, true).data;
+    const OutPrimal* ybar = sphad::detail::TapeAccess::gradient_slot(tape, output, true).data;
     // Every variable has a gradient after the sweep, zero where it does not enter.
     const auto touch = [&](const auto& view) {
       if constexpr (is_variable_v<std::remove_cv_t<std::remove_reference_t<decltype(view)>>>) {
-        tape.gradient_slot(view);
+        sphad::detail::TapeAccess::gradient_slot(tape, view);
       }
       return view;
     };

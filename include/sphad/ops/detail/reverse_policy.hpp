@@ -66,7 +66,7 @@ struct ReversePolicy<exec::host> {
 /// them over the entries grouped by reference (`PairSlots`, `GatherPairAdjoints`).
 template <>
 struct ReversePolicy<exec::cuda> {
-  /// Threads per row of the sweep and per reference of the gather (`detail::InLanes`): a warp
+  /// Threads per row of the sweep and per reference of the gather (`exec::InLanes`): a warp
   /// reads and writes the entries in contiguous runs and each row's pairs are evaluated this
   /// many at a time, not one after another (~50 neighbours a row: 7 rounds of 8). One thread
   /// per row waited on its loads: 95 % of its stalls on an H200, at 16 % of the memory

@@ -6,8 +6,8 @@
 
 #include <sphad/ad/tape.hpp>
 #include <sphad/exec/buffer.hpp>
-#include <sphad/exec/detail/lanes.hpp>
 #include <sphad/exec/host.hpp>
+#include <sphad/exec/lanes.hpp>
 #include <sphad/ops/detail/gradient_targets.hpp>
 #include <sphad/ops/detail/reverse_policy.hpp>
 #include <sphad/search/neighbor_list.hpp>
@@ -166,7 +166,7 @@ struct RowAdjoints {
     targets.add(i, sum);
   }
 
-  /// Row i shared by L lanes (`detail::InLanes`, CUDA): lane l takes entries begin + l,
+  /// Row i shared by L lanes (`exec::InLanes`, CUDA): lane l takes entries begin + l,
   /// begin + l + L, ...; the lanes' sums meet in a fixed shuffle tree and lane 0 adds them.
   template <int L>
   SPHAD_HOST_DEVICE SPHAD_INLINE void in_lanes(std::int64_t i, int lane) const {
@@ -182,7 +182,7 @@ struct RowAdjoints {
     }
     SPHAD_PRAGMA_UNROLL
     for (int c = 0; c < K; ++c) {
-      sum[c] = sphad::detail::lane_sum<L>(sum[c]);
+      sum[c] = exec::lane_sum<L>(sum[c]);
     }
     if (lane == 0) {
       targets.add(i, sum);
@@ -214,7 +214,7 @@ struct GatherPairAdjoints {
     }
     SPHAD_PRAGMA_UNROLL
     for (int c = 0; c < P; ++c) {
-      g[c] = sphad::detail::lane_sum<L>(g[c]);
+      g[c] = exec::lane_sum<L>(g[c]);
     }
     if (lane == 0) {
       targets.add(j, g);
@@ -328,7 +328,7 @@ void reverse_sweep(Tape<Exec>& tape,
     // Each pair stores its references' adjoints in its slot; every reference gathers its
     // slots over the transposed entries.
     SPHAD_ASSERT(P == 0 || columns.num_pairs == rows.num_pairs);
-    S* slots = tape.workspace(P > 0 ? rows.num_pairs * P : 0, kept);
+    S* slots = sphad::detail::TapeAccess::workspace(tape, P > 0 ? rows.num_pairs * P : 0, kept);
     const RowAdjoints<Dirs, S, OutPrimal, Pairs, PairSlots<P, S>, NQ, Policy> sweep{
         pairs, rows.offsets.data(), rows.neighbors.data(),
         ybar,  query_targets,       PairSlots<P, S>{slots}};
@@ -342,10 +342,9 @@ void reverse_sweep(Tape<Exec>& tape,
     } else {
       // `Policy::lanes` threads per row and per reference (the policy has the measurements).
       constexpr int L = Policy::lanes;
-      exec::for_each_index(tape.exec(), nq * L, sphad::detail::InLanes<L, decltype(sweep)>{sweep});
+      exec::for_each_index(tape.exec(), nq * L, exec::InLanes<L, decltype(sweep)>{sweep});
       if constexpr (P > 0) {
-        exec::for_each_index(tape.exec(), nr * L,
-                             sphad::detail::InLanes<L, decltype(gather)>{gather});
+        exec::for_each_index(tape.exec(), nr * L, exec::InLanes<L, decltype(gather)>{gather});
       }
     }
   } else if constexpr (std::is_same_v<Exec, exec::host>) {
@@ -353,7 +352,7 @@ void reverse_sweep(Tape<Exec>& tape,
     // reference sums the chunks in order.
     const int chunks = row_chunks(rows.num_pairs);
     const std::int64_t n = P > 0 ? chunks * nr * P : 0;
-    S* sums = tape.workspace(n, kept);
+    S* sums = sphad::detail::TapeAccess::workspace(tape, n, kept);
     const bool prefetch =
         !one_set || !references_are_near(rows.offsets.data(), rows.neighbors.data(), nq);
     for_each_row_chunk(rows.offsets.data(), nq, chunks, [&](int c) {

@@ -7,9 +7,10 @@
 #include <cstdint>
 
 /// \file
-/// \brief Sums over the lanes of a warp that share one work item (device code).
+/// \brief Sums over the lanes of a warp that share one work item (device code), and the launch
+/// shape that gives each work item L lanes; on the host one lane per item.
 
-namespace sphad::detail {
+namespace sphad::exec {
 
 /// The sum of scalar `value` over the L consecutive threads of a warp that share a work item
 /// (L a power of two ≤ 32, the group starting at a multiple of L within the warp, all L
@@ -39,4 +40,4 @@ struct InLanes {
   }
 };
 
-} // namespace sphad::detail
+} // namespace sphad::exec

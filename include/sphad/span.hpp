@@ -1,0 +1,41 @@
+// SPDX-FileCopyrightText: The sphad authors
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <sphad/config.hpp>
+
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+/// \file
+/// \brief `Span<T>`: the library's non-owning view of an array, used by every layer.
+
+namespace sphad {
+
+/// A pointer and a length: a non-owning view of `size` elements in some memory space. A
+/// `std::vector` converts to a view of its elements (host memory; the vector must outlive the
+/// view), so a host caller can pass vectors wherever a `Span` is expected.
+template <class T>
+struct Span {
+  using element_type = T;
+  T* data = nullptr;
+  std::int64_t size = 0;
+
+  constexpr Span() = default;
+  SPHAD_HOST_DEVICE constexpr Span(T* pointer, std::int64_t n) : data(pointer), size(n) {}
+  /// A view of the same elements with added const.
+  template <class U, class = std::enable_if_t<std::is_same_v<const U, T> && !std::is_same_v<U, T>>>
+  SPHAD_HOST_DEVICE constexpr Span(const Span<U>& other) : data(other.data), size(other.size) {}
+  /// A view of a vector's elements.
+  template <class U,
+            class A,
+            class = std::enable_if_t<std::is_same_v<U, T> || std::is_same_v<const U, T>>>
+  Span(std::vector<U, A>& v) : data(v.data()), size(std::int64_t(v.size())) {}
+  template <class U, class A, class = std::enable_if_t<std::is_same_v<const U, T>>>
+  Span(const std::vector<U, A>& v) : data(v.data()), size(std::int64_t(v.size())) {}
+
+  SPHAD_HOST_DEVICE SPHAD_INLINE T& operator[](std::int64_t i) const { return data[i]; }
+};
+
+} // namespace sphad
