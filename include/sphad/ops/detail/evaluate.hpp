@@ -246,36 +246,47 @@ struct Evaluate {
                                read_optional<typename S::density>(references.densities, j)));
   }
 
+  /// Reference j's field value as the pair terms read it (grad-h applied); none without values.
+  SPHAD_HOST_DEVICE SPHAD_INLINE F reference_value(std::int32_t j) const {
+    if constexpr (Op::needs_values) {
+      const F f = read<F>(reference_values, j);
+      if constexpr (Op::uses_grad_h) {
+        return corrections.grad_h.reference(f, j);
+      } else {
+        return f;
+      }
+    } else {
+      return F{};
+    }
+  }
+
   /// The particle inputs of the pair (query i, reference j): what a split operator's
   /// combination reads.
   SPHAD_HOST_DEVICE SPHAD_INLINE auto
   make_particles(std::int64_t i, std::int32_t j, const QueryInputs& q) const {
-    ParticlePair<D, S, F> pair{i,
-                               j,
-                               read<typename S::mass>(references.masses, j),
-                               q.rho,
-                               read_optional<typename S::density>(references.densities, j),
-                               reference_volume(j),
-                               q.f,
-                               F{}};
-    if constexpr (Op::needs_values) {
-      pair.f_j = read<F>(reference_values, j);
-      if constexpr (Op::uses_grad_h) {
-        pair.f_j = corrections.grad_h.reference(pair.f_j, j);
-      }
-    }
-    return pair;
+    return ParticlePair<D, S, F>{i,
+                                 j,
+                                 read<typename S::mass>(references.masses, j),
+                                 q.rho,
+                                 read_optional<typename S::density>(references.densities, j),
+                                 reference_volume(j),
+                                 q.f,
+                                 reference_value(j)};
   }
 
-  /// The pair (query i, reference j) as the operator's term and kernel part read it.
+  /// The pair (query i, reference j) as the operator's term and kernel part read it: one
+  /// aggregate, its particle part built in place (as `make_particles` builds it).
   SPHAD_HOST_DEVICE SPHAD_INLINE auto
   make_pair(std::int64_t i, std::int32_t j, const QueryInputs& q) const {
-    // The geometry first: the kernel's inputs, read before the particle inputs.
-    const auto x_ij =
-        domain.difference(q.x, read<Vec<typename S::position, D>>(references.positions, j));
-    const auto h_j = read<typename S::support>(references.supports, j);
     return Pair<typename Op::kernel_type, Op::support, D, S, F, Corr>{
-        make_particles(i, j, q), corrections, x_ij, q.h, h_j, factor};
+        {i, j, read<typename S::mass>(references.masses, j), q.rho,
+         read_optional<typename S::density>(references.densities, j), reference_volume(j), q.f,
+         reference_value(j)},
+        corrections,
+        domain.difference(q.x, read<Vec<typename S::position, D>>(references.positions, j)),
+        q.h,
+        read<typename S::support>(references.supports, j),
+        factor};
   }
 
   /// Asks the host's caches for reference j's inputs ahead of use (the reverse pass's loop
