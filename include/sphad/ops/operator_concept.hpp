@@ -185,10 +185,4 @@ constexpr bool check_operator() {
   return true;
 }
 
-/// Whether Op is an operator (`check_operator` passes); false, without errors, where it is not.
-template <class Op>
-inline constexpr bool is_operator_v = std::is_class_v<Op>&& detail::has_kernel_type_v<Op>&&
-                                          detail::has_support_v<Op>&& detail::has_flags_v<Op> &&
-                                      (detail::has_term_v<Op> != detail::has_kernel_part_v<Op>);
-
 } // namespace sphad::ops

@@ -69,7 +69,6 @@ struct NoGeometryInCombine {
 template <int D, class S, class Field>
 struct ParticlePair {
   using scalar = typename S::scalar;
-  using field_type = Field;
   static constexpr int dim = D;
   std::int64_t i; ///< query index
   std::int32_t j; ///< reference index
