@@ -39,8 +39,8 @@ void BM_vjp(benchmark::State& state) {
   const exec::host exec;
   const bench::OperatorCase<2, double> c(state.range(0), bench::Order(state.range(1)));
   const auto n = state.range(0);
-  auto x = std::vector<Vec<double, 2>>(c.set.positions.data, c.set.positions.data + n);
-  auto h = std::vector<double>(c.set.supports.data, c.set.supports.data + n);
+  auto x = std::vector<Vec<double, 2>>(c.set.positions.data(), c.set.positions.data() + n);
+  auto h = std::vector<double>(c.set.supports.data(), c.set.supports.data() + n);
   auto m = c.mass;
   auto rho = c.density;
   auto f = c.scalar;
@@ -79,9 +79,9 @@ void BM_vjp(benchmark::State& state) {
   };
   const auto seed_of = [&](const auto& y) {
     if constexpr (W == gradient || W == crk_gradient) {
-      return Span<const Vec<double, 2>>{seed_vector.data(), y.size};
+      return Span<const Vec<double, 2>>{seed_vector.data(), y.size()};
     } else {
-      return Span<const double>{seed_scalar.data(), y.size};
+      return Span<const double>{seed_scalar.data(), y.size()};
     }
   };
   std::int64_t bytes = 0;
@@ -121,15 +121,15 @@ void BM_vjp(benchmark::State& state) {
               .size());
     } else if constexpr (M == record_untracked) {
       tape.clear();
-      benchmark::DoNotOptimize(record_once(set, c.scalars()).size);
+      benchmark::DoNotOptimize(record_once(set, c.scalars()).size());
     } else if constexpr (sweep_only) {
       tape.backward(recorded, seed_of(recorded));
-      benchmark::DoNotOptimize(tape.gradient(xv).data);
+      benchmark::DoNotOptimize(tape.gradient(xv).data());
     } else {
       tape.clear();
       const auto y = record_tracked();
       tape.backward(y, seed_of(y));
-      benchmark::DoNotOptimize(tape.gradient(xv).data);
+      benchmark::DoNotOptimize(tape.gradient(xv).data());
       bytes = tape.bytes();
     }
   }

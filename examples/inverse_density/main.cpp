@@ -201,7 +201,7 @@ bool fit_masses(Problem& p) {
               fd_step);
   const auto g = tape.gradient(mass);
   double scale = 0;
-  for (std::int64_t i = 0; i < g.size; ++i) {
+  for (std::int64_t i = 0; i < g.size(); ++i) {
     scale = std::max(scale, std::abs(g[i]));
   }
   const double error = check_gradient(
@@ -300,7 +300,7 @@ bool fit_positions(Problem& p) {
       }
     }
     if (!accepted) {
-      std::copy(saved.begin(), saved.end(), position.write().data);
+      std::copy(saved.begin(), saved.end(), position.write().data());
       std::printf("  no descent step found at iteration %d\n", it);
       break;
     }

@@ -114,7 +114,7 @@ struct ParticleSet {
   Densities densities{};
   Volumes volumes{};
 
-  SPHAD_HOST_DEVICE SPHAD_INLINE std::int64_t size() const { return positions.size; }
+  SPHAD_HOST_DEVICE SPHAD_INLINE std::int64_t size() const { return positions.size(); }
   /// The positions and supports the neighbour search uses (primal values only).
   SPHAD_HOST_DEVICE SPHAD_INLINE SearchPoints<D, T> search_points() const {
     return {primal_view(positions), primal_view(supports)};

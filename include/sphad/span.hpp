@@ -13,29 +13,36 @@
 
 namespace sphad {
 
-/// A pointer and a length: a non-owning view of `size` elements in some memory space. A
+/// A pointer and a length: a non-owning view of `size()` elements in some memory space. A
 /// `std::vector` converts to a view of its elements (host memory; the vector must outlive the
 /// view), so a host caller can pass vectors wherever a `Span` is expected.
 template <class T>
 struct Span {
   using element_type = T;
-  T* data = nullptr;
-  std::int64_t size = 0;
 
   constexpr Span() = default;
-  SPHAD_HOST_DEVICE constexpr Span(T* pointer, std::int64_t n) : data(pointer), size(n) {}
+  SPHAD_HOST_DEVICE constexpr Span(T* pointer, std::int64_t n) : data_(pointer), size_(n) {}
   /// A view of the same elements with added const.
   template <class U, class = std::enable_if_t<std::is_same_v<const U, T> && !std::is_same_v<U, T>>>
-  SPHAD_HOST_DEVICE constexpr Span(const Span<U>& other) : data(other.data), size(other.size) {}
+  SPHAD_HOST_DEVICE constexpr Span(const Span<U>& other)
+      : data_(other.data()), size_(other.size()) {}
   /// A view of a vector's elements.
   template <class U,
             class A,
             class = std::enable_if_t<std::is_same_v<U, T> || std::is_same_v<const U, T>>>
-  Span(std::vector<U, A>& v) : data(v.data()), size(std::int64_t(v.size())) {}
+  Span(std::vector<U, A>& v) : data_(v.data()), size_(std::int64_t(v.size())) {}
   template <class U, class A, class = std::enable_if_t<std::is_same_v<const U, T>>>
-  Span(const std::vector<U, A>& v) : data(v.data()), size(std::int64_t(v.size())) {}
+  Span(const std::vector<U, A>& v) : data_(v.data()), size_(std::int64_t(v.size())) {}
 
-  SPHAD_HOST_DEVICE SPHAD_INLINE T& operator[](std::int64_t i) const { return data[i]; }
+  /// The first element.
+  SPHAD_HOST_DEVICE SPHAD_INLINE constexpr T* data() const { return data_; }
+  /// The number of elements.
+  SPHAD_HOST_DEVICE SPHAD_INLINE constexpr std::int64_t size() const { return size_; }
+  SPHAD_HOST_DEVICE SPHAD_INLINE T& operator[](std::int64_t i) const { return data_[i]; }
+
+private:
+  T* data_ = nullptr;
+  std::int64_t size_ = 0;
 };
 
 } // namespace sphad

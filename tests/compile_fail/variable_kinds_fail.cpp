@@ -9,5 +9,5 @@
 int main() {
   std::int32_t kinds[2] = {0, 1};
   const sphad::Variable<std::int32_t> tracked(kinds, 2);
-  return int(tracked.size);
+  return int(tracked.size());
 }

@@ -110,9 +110,9 @@ TEST_CASE("corrections: the renormalized gradient's reverse mode on the device e
   const auto on_host = sweep(host_tape, xh, s, host_list, f.data(), seed.data());
   Tape<exec::cuda> device_tape(device);
   const auto on_device = sweep(device_tape, x, d, device_list, fd.data(), seed_d.data());
-  const auto got = exec::to_host(device, on_device.data, on_device.size);
-  bool ok = on_host.size == std::int64_t(got.size());
-  for (std::int64_t i = 0; ok && i < on_host.size; ++i) {
+  const auto got = exec::to_host(device, on_device.data(), on_device.size());
+  bool ok = on_host.size() == std::int64_t(got.size());
+  for (std::int64_t i = 0; ok && i < on_host.size(); ++i) {
     for (int k = 0; k < 2; ++k) {
       ok = ok && test::near(on_host[i][k], got[std::size_t(i)][k], 1e-12, 1e-12);
     }

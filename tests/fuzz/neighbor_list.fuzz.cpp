@@ -80,15 +80,15 @@ bool use(const NeighborList<exec::host>& list, const Particles& q, const Particl
         })) {
       fuzz::finding("record rejected a list that apply accepted");
     }
-    if (!fuzz::same_bits(rho.data(), out.data, out.size)) {
+    if (!fuzz::same_bits(rho.data(), out.data(), out.size())) {
       fuzz::finding("record and apply disagree");
     }
-    const std::vector<double> seed(std::size_t(out.size), 1.0);
-    tape.backward(out, Span<const double>{seed.data(), out.size});
+    const std::vector<double> seed(std::size_t(out.size()), 1.0);
+    tape.backward(out, Span<const double>{seed.data(), out.size()});
     const auto g = tape.gradient(xr);
-    const std::vector<V> first(g.data, g.data + g.size);
-    tape.backward(out, Span<const double>{seed.data(), out.size});
-    if (!fuzz::same_bits(first.data(), tape.gradient(xr).data, g.size)) {
+    const std::vector<V> first(g.data(), g.data() + g.size());
+    tape.backward(out, Span<const double>{seed.data(), out.size()});
+    if (!fuzz::same_bits(first.data(), tape.gradient(xr).data(), g.size())) {
       fuzz::finding("two sweeps gave different gradients");
     }
   }

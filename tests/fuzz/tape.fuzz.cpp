@@ -92,7 +92,7 @@ void sweep_twice(Program& p, Tape<exec::host>& tape, const Variable<E>& output, 
   } else {
     one = V{1.0, 1.0};
   }
-  const std::vector<E> seed(std::size_t(output.size), one);
+  const std::vector<E> seed(std::size_t(output.size()), one);
   const Span<const E> adjoint{seed.data(), std::int64_t(seed.size())};
   if (!fuzz::accepts([&] { tape.backward(output, adjoint, BackwardOptions{accumulate}); })) {
     return;
@@ -102,7 +102,7 @@ void sweep_twice(Program& p, Tape<exec::host>& tape, const Variable<E>& output, 
     std::vector<V> g;
     fuzz::accepts([&] {
       const auto s = tape.gradient(p.vectors[k]);
-      g.assign(s.data, s.data + s.size);
+      g.assign(s.data(), s.data() + s.size());
     });
     first.push_back(g);
   }
@@ -111,8 +111,8 @@ void sweep_twice(Program& p, Tape<exec::host>& tape, const Variable<E>& output, 
   for (std::size_t k = 0; k < 2; ++k) {
     fuzz::accepts([&] {
       const auto s = tape.gradient(p.vectors[k]);
-      if (!accumulate && (first[k].size() != std::size_t(s.size) ||
-                          !fuzz::same_bits(first[k].data(), s.data, s.size))) {
+      if (!accumulate && (first[k].size() != std::size_t(s.size()) ||
+                          !fuzz::same_bits(first[k].data(), s.data(), s.size()))) {
         fuzz::finding("two sweeps with the same seed gave different gradients");
       }
     });
@@ -194,7 +194,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       fuzz::accepts([&] {
         const auto g = tape.gradient(v);
         double sum = 0;
-        for (std::int64_t i = 0; i < g.size; ++i) {
+        for (std::int64_t i = 0; i < g.size(); ++i) {
           sum += g[i][0] + g[i][1];
         }
         (void)sum;
@@ -203,7 +203,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     case 7: { // write an array that may have been recorded (its records then cannot be swept)
       const auto& v = p.pick(in, p.scalars);
-      if (alive(v) && v.size > 0) {
+      if (alive(v) && v.size() > 0) {
         v.write()[0] += 1.0;
       }
       break;

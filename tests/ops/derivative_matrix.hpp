@@ -266,7 +266,7 @@ struct Tracked {
 template <class E>
 double dot_scalars(Span<const E> g, const std::vector<E>& u) {
   std::vector<double> a, b;
-  for (std::int64_t i = 0; i < g.size; ++i) {
+  for (std::int64_t i = 0; i < g.size(); ++i) {
     append_scalars(g[i], a);
     append_scalars(u[std::size_t(i)], b);
   }
@@ -300,14 +300,14 @@ double run_vjp(const JVPInputs<D>& in, const std::vector<double>& ybar) {
   const auto sweep = [&](const auto& s, const auto& values, const auto& corrections) {
     const auto y = record<Op>(tape, s, s, in.domain, in.list, values.variable, values.variable,
                               ApplyOptions<double>{}, corrections);
-    using Out = std::remove_const_t<std::remove_pointer_t<decltype(y.data)>>;
-    std::vector<Out> seed(std::size_t(y.size));
+    using Out = std::remove_const_t<std::remove_pointer_t<decltype(y.data())>>;
+    std::vector<Out> seed(std::size_t(y.size()));
     const double* next = ybar.data();
     for (auto& e : seed) {
       assign_scalars(e, next);
     }
     REQUIRE(next == ybar.data() + ybar.size());
-    tape.backward(y, Span<const Out>{seed.data(), y.size});
+    tape.backward(y, Span<const Out>{seed.data(), y.size()});
     return dot_scalars(tape.gradient(x.variable), in.x.tangent) +
            dot_scalars(tape.gradient(h.variable), in.h.tangent) +
            dot_scalars(tape.gradient(m.variable), in.m.tangent) +

@@ -248,7 +248,7 @@ TEST_CASE("ops: lists for no queries, and transposes of hand-made lists, are che
   CHECK(apply<ops::Density<K2>>(ex, no_queries, p.view(), domain, empty).size() == 0);
   const auto out = record<ops::Density<K2>>(tape, no_queries, p.view().with_positions(x.variable),
                                             domain, empty);
-  CHECK(out.size == 0);
+  CHECK(out.size() == 0);
   const auto copy = copy_neighbor_list(ex, empty);
   REQUIRE(copy.offsets.size() == 1);
   CHECK(copy.offsets[0] == 0);
@@ -287,14 +287,13 @@ TEST_CASE("ops: lattice calibration takes n_h in (0, 64] (found by fuzzing)", "[
                            std::numeric_limits<double>::quiet_NaN(), -1.0}) {
     ApplyOptions<double> options;
     options.calibration_n_h = n_h;
-    CHECK_THROWS_WITH(
-        apply<ops::Density<K2>>(ex, p.view(), p.view(), domain, list, {}, {}, options),
-        Contains("sphad::apply: argument `options.calibration_n_h`: must be 0 (off) "
-                 "or in (0, 64] support radii per particle spacing"));
+    CHECK_THROWS_WITH(apply<ops::Density<K2>>(ex, p.view(), p.view(), domain, list, options),
+                      Contains("sphad::apply: argument `options.calibration_n_h`: must be 0 (off) "
+                               "or in (0, 64] support radii per particle spacing"));
     CHECK_THROWS_WITH(kernels::lattice_density(KernelId::Wendland2, n_h, 2),
                       Contains("argument `n_h`: must be in (0, 64]"));
   }
   ApplyOptions<double> options;
   options.calibration_n_h = 64.0;
-  CHECK(apply<ops::Density<K2>>(ex, p.view(), p.view(), domain, list, {}, {}, options)[0] > 0);
+  CHECK(apply<ops::Density<K2>>(ex, p.view(), p.view(), domain, list, options)[0] > 0);
 }

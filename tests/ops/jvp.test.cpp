@@ -418,15 +418,41 @@ TEST_CASE("jvp: bad tangent arrays and outputs are rejected before any work", "[
   const auto set = tangent_set(in);
   std::vector<double> primal(in.h.value.size(), -1.0), tangents(in.h.value.size() + 1, -1.0);
   using Op = ops::Density<Kernel>;
-  const Span<const ops::NoField> none{};
-  CHECK_THROWS_WITH(jvp_into<Op>(ex, set, set, in.domain, in.list, none, none,
+  CHECK_THROWS_WITH(jvp_into<Op>(ex, set, set, in.domain, in.list,
                                  Span<double>{primal.data(), std::int64_t(primal.size())},
                                  Span<double>{tangents.data(), std::int64_t(tangents.size())}),
                     Catch::Contains("jvp") && Catch::Contains("`tangents`"));
-  CHECK_THROWS_WITH(jvp_into<Op>(ex, set, set, in.domain, in.list, none, none,
-                                 Span<double>{primal.data(), 2},
+  CHECK_THROWS_WITH(jvp_into<Op>(ex, set, set, in.domain, in.list, Span<double>{primal.data(), 2},
                                  Span<double>{tangents.data(), std::int64_t(primal.size())}),
                     Catch::Contains("`primal`"));
   CHECK(std::all_of(primal.begin(), primal.end(), [](double x) { return x == -1.0; }));
   CHECK(std::all_of(tangents.begin(), tangents.end(), [](double x) { return x == -1.0; }));
+}
+
+TEST_CASE("jvp, apply: operators without fields take options without value placeholders",
+          "[jvp][api]") {
+  const test::JVPInputs<2> in(false);
+  const exec::host ex;
+  const auto set = tangent_set(in);
+  const auto plain = plain_set(in);
+  using Op = ops::Density<Kernel>;
+  const Span<const ops::NoField> none{};
+  ApplyOptions<double> options;
+  options.calibration_n_h = 3; // an option that changes every value
+  const auto with_none = jvp<Op>(ex, set, set, in.domain, in.list, none, none, options);
+  const auto without = jvp<Op>(ex, set, set, in.domain, in.list, options);
+  CHECK(flat(without.primal) == flat(with_none.primal));
+  CHECK(flat(without.tangents) == flat(with_none.tangents));
+  CHECK(flat(without.primal) != flat(jvp<Op>(ex, set, set, in.domain, in.list).primal));
+  const auto n = std::int64_t(in.h.value.size());
+  const auto count = std::size_t(n);
+  std::vector<double> primal(count), tangents(count);
+  jvp_into<Op>(ex, set, set, in.domain, in.list, Span<double>{primal.data(), n},
+               Span<double>{tangents.data(), n}, options);
+  CHECK(primal == flat(with_none.primal));
+  CHECK(tangents == flat(with_none.tangents));
+  std::vector<double> rho(count);
+  apply_into<Op>(ex, plain, plain, in.domain, in.list, Span<double>{rho.data(), n}, options);
+  CHECK(rho == primal);
+  CHECK(flat(apply<Op>(ex, plain, plain, in.domain, in.list, options)) == primal);
 }

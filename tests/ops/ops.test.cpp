@@ -227,7 +227,7 @@ TEST_CASE("ops: kinds and every direction filter pairs like a brute-force sum", 
   for (int mode = 0; mode < 15; ++mode) {
     ApplyOptions<double> options;
     options.direction = static_cast<OperationDirection>(mode);
-    const auto rho = apply<ops::Density<K2>>(ex, p.view(), p.view(), domain, list, {}, {}, options);
+    const auto rho = apply<ops::Density<K2>>(ex, p.view(), p.view(), domain, list, options);
     const KindFilter filter = kind_filter(options.direction);
     bool ok = true;
     for (std::size_t i = 0; i < p.x.size(); ++i) {
@@ -373,8 +373,7 @@ TEST_CASE("ops: lattice calibration makes the lattice density exactly 1 (K7)", "
   const auto list = test::all_pairs_list(p, domain);
   ApplyOptions<double> options;
   options.calibration_n_h = 4.0;
-  const auto rho =
-      apply<ops::Density<K2>>(exec::host{}, p.view(), p.view(), domain, list, {}, {}, options);
+  const auto rho = apply<ops::Density<K2>>(exec::host{}, p.view(), p.view(), domain, list, options);
   CHECK(std::abs(rho[0] - 1.0) <= 1e-12);
   CHECK(std::abs(rho[137] - 1.0) <= 1e-12);
 }
@@ -428,26 +427,28 @@ TEST_CASE("ops: bad calls are rejected before any work, naming the argument", "[
   ApplyOptions<double> bad_direction;
   bad_direction.direction = static_cast<OperationDirection>(15);
   CHECK_THROWS_WITH(
-      apply<ops::Density<K2>>(ex, p.view(), p.view(), domain, list, {}, {}, bad_direction),
+      apply<ops::Density<K2>>(ex, p.view(), p.view(), domain, list, bad_direction),
       Catch::Matchers::Contains("argument `options.direction`: unknown OperationDirection"));
   ApplyOptions<double> bad_calibration;
   bad_calibration.calibration_n_h = -1;
-  CHECK_THROWS_WITH(
-      apply<ops::Density<K2>>(ex, p.view(), p.view(), domain, list, {}, {}, bad_calibration),
-      Catch::Matchers::Contains("argument `options.calibration_n_h`"));
+  CHECK_THROWS_WITH(apply<ops::Density<K2>>(ex, p.view(), p.view(), domain, list, bad_calibration),
+                    Catch::Matchers::Contains("argument `options.calibration_n_h`"));
   std::vector<double> too_short(15);
-  CHECK_THROWS_WITH(
-      apply_into<ops::Density<K2>>(ex, p.view(), p.view(), domain, list, Span<const ops::NoField>{},
-                                   Span<const ops::NoField>{}, Span<double>{too_short.data(), 15}),
-      Catch::Matchers::Contains("argument `out`: has 15 entries for 16 queries"));
+  CHECK_THROWS_WITH(apply_into<ops::Density<K2>>(ex, p.view(), p.view(), domain, list,
+                                                 Span<double>{too_short.data(), 15}),
+                    Catch::Matchers::Contains("argument `out`: has 15 entries for 16 queries"));
   auto inverted = domain;
   inverted.min[0] = 3;
   CHECK_THROWS_WITH(apply<ops::Density<K2>>(ex, p.view(), p.view(), inverted, list),
                     Catch::Matchers::Contains("argument `domain`"));
   // A negative size everywhere (sizes that agree) names the set, not an internal function.
   auto negative = p.view();
-  negative.positions.size = negative.supports.size = negative.masses.size = -3;
-  negative.kinds.size = negative.densities.size = -3;
+  const auto resize = [](auto& view) { view = {view.data(), -3}; };
+  resize(negative.positions);
+  resize(negative.supports);
+  resize(negative.masses);
+  resize(negative.kinds);
+  resize(negative.densities);
   CHECK_THROWS_WITH(apply<ops::Density<K2>>(ex, negative, p.view(), domain, list),
                     Catch::Matchers::Contains("sphad::apply: argument `queries`: has a negative "
                                               "size (got -3 positions)"));

@@ -323,9 +323,9 @@ TEST_CASE("ops: device reverse-mode gradients equal the host ones, are bitwise r
     Tape<exec::cuda> tape(device);
     const auto [dx, dh, dm, df] = sweep(tape, x, h, m, fd, device_set, device_list, seed_d.data());
     const auto agree = [&](const auto& on_host, const auto& on_device) {
-      const auto got = exec::to_host(device, on_device.data, on_device.size);
-      bool ok = on_host.size == std::int64_t(got.size());
-      for (std::int64_t i = 0; ok && i < on_host.size; ++i) {
+      const auto got = exec::to_host(device, on_device.data(), on_device.size());
+      bool ok = on_host.size() == std::int64_t(got.size());
+      for (std::int64_t i = 0; ok && i < on_host.size(); ++i) {
         const auto a = test::flatten(on_host[i]);
         const auto b = test::flatten(got[std::size_t(i)]);
         for (std::size_t k = 0; k < a.size(); ++k) {
@@ -346,9 +346,7 @@ TEST_CASE("ops: device reverse-mode gradients equal the host ones, are bitwise r
       const auto tracked = set.with_positions(xv);
       ApplyOptions<double> options;
       options.direction = OperationDirection::FluidToFluid;
-      const auto rho =
-          record<Density>(tape, tracked, tracked, domain, list, Span<const ops::NoField>{},
-                          Span<const ops::NoField>{}, options);
+      const auto rho = record<Density>(tape, tracked, tracked, domain, list, options);
       tape.backward(rho, Span<const double>{seed_data, n});
       return tape.gradient(xv);
     };
@@ -357,7 +355,7 @@ TEST_CASE("ops: device reverse-mode gradients equal the host ones, are bitwise r
     CHECK(agree(filtered(host_filtered, xh, host_set, host_list, f.data()),
                 filtered(device_filtered, x, device_set, device_list, fd.data())));
     const auto bytes_of = [&](const auto& s) {
-      const auto v = exec::to_host(device, s.data, s.size);
+      const auto v = exec::to_host(device, s.data(), s.size());
       std::vector<unsigned char> out(v.size() * sizeof(v[0]));
       std::memcpy(out.data(), v.data(), out.size());
       return out;

@@ -25,13 +25,13 @@ using Host = Tape<exec::host>;
 
 template <class E>
 std::vector<E> to_vector(Span<const E> s) {
-  return std::vector<E>(s.data, s.data + s.size);
+  return std::vector<E>(s.data(), s.data() + s.size());
 }
 
 template <class E>
 std::vector<double> flat(Span<const E> s) {
   std::vector<double> out;
-  for (std::int64_t i = 0; i < s.size; ++i) {
+  for (std::int64_t i = 0; i < s.size(); ++i) {
     test::append_scalars(s[i], out);
   }
   return out;
@@ -345,7 +345,7 @@ TEST_CASE("record: both reference sums (chunks of rows, per-pair slots) match th
                                  OperationDirection::BoundaryToFluid}) {
       const ApplyOptions<double> options{direction};
       Host tape(exec::host{}, TapeOptions{sums});
-      const auto rho = record<D>(tape, tracked, tracked, c.domain, c.list, {}, {}, options);
+      const auto rho = record<D>(tape, tracked, tracked, c.domain, c.list, options);
       tape.backward(rho, Span<const double>{seed.data(), n});
       const auto plain = c.set();
       const auto set = plain.with_positions(with_tangents(view_of(c.x), view_of(c.ux)))
@@ -631,9 +631,9 @@ TEST_CASE("record: empty sets give empty outputs and zero gradients", "[record][
         exec::host{}, empty.search_points(), inputs.plain().search_points(), in.domain);
     Host tape;
     const auto y = record<Density>(tape, empty, inputs.tracked(), in.domain, list);
-    CHECK(y.size == 0);
+    CHECK(y.size() == 0);
     tape.backward(y, Span<const double>{});
-    CHECK(tape.gradient(inputs.x.variable).size == n);
+    CHECK(tape.gradient(inputs.x.variable).size() == n);
     for (const double g : flat(tape.gradient(inputs.x.variable))) {
       CHECK(g == 0.0);
     }
@@ -666,7 +666,7 @@ TEST_CASE("record: a support the scheme never reads gets a zero gradient", "[rec
     const auto y = record<decltype(density)>(tape, queries, references, in.domain, in.list);
     CHECK(tape.size() == 1); // recorded although the support is no direction
     tape.backward(y, Span<const double>{seed.data(), n});
-    REQUIRE(tape.gradient(inputs.h.variable).size == n);
+    REQUIRE(tape.gradient(inputs.h.variable).size() == n);
     for (const double g : flat(tape.gradient(inputs.h.variable))) {
       CHECK(g == 0.0);
     }

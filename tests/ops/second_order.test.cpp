@@ -57,7 +57,7 @@ loss_gradient(const test::JVPInputs<2>& in, std::vector<Vec<E, 2>> x, const std:
   tape.backward(BackwardOptions{}, Seed<E>{rho, rho.span()},
                 Seed<Vec<E, 2>>{g, {seed_g.data(), n}});
   const auto gx = tape.gradient(xv);
-  return std::vector<Vec<E, 2>>(gx.data, gx.data + n);
+  return std::vector<Vec<E, 2>>(gx.data(), gx.data() + n);
 }
 
 std::vector<V2> random_vectors(std::size_t n, unsigned seed) {

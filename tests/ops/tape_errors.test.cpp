@@ -71,9 +71,9 @@ TEST_CASE("Tape::backward: a seed that is a view of the tape's gradient memory i
   }
   tape.backward(rho, Span<const double>{seed.data(), t.n});
   const auto own = tape.gradient(rho); // the output's adjoint: the seed, in the tape's memory
-  REQUIRE(std::vector<double>(own.data, own.data + own.size) == seed);
+  REQUIRE(std::vector<double>(own.data(), own.data() + own.size()) == seed);
   const auto expected = tape.gradient(t.x.variable);
-  const std::vector<V2> first(expected.data, expected.data + expected.size);
+  const std::vector<V2> first(expected.data(), expected.data() + expected.size());
   double largest = 0;
   for (const auto& g : first) {
     largest = std::max(largest, std::abs(g[0]) + std::abs(g[1]));
@@ -81,12 +81,12 @@ TEST_CASE("Tape::backward: a seed that is a view of the tape's gradient memory i
   REQUIRE(largest > 0);
   tape.backward(rho, own); // seeded from its own gradient memory
   const auto again = tape.gradient(t.x.variable);
-  CHECK(std::vector<V2>(again.data, again.data + again.size) == first);
+  CHECK(std::vector<V2>(again.data(), again.data() + again.size()) == first);
   // A seed inside a gradient array (a sub-range) too.
   const auto part = tape.gradient(rho);
-  tape.backward(rho, Span<const double>{part.data, part.size});
+  tape.backward(rho, Span<const double>{part.data(), part.size()});
   const auto third = tape.gradient(t.x.variable);
-  CHECK(std::vector<V2>(third.data, third.data + third.size) == first);
+  CHECK(std::vector<V2>(third.data(), third.data() + third.size()) == first);
 }
 
 TEST_CASE("Tape::backward: a variable written after recording is named by its field",
@@ -169,14 +169,14 @@ TEST_CASE("Variable: one over read-only memory records like one over writable me
     const std::vector<V2> seed(std::size_t(t.n), V2{1.0, -0.5});
     tape.backward(out, Span<const V2>(seed));
     const auto g = tape.gradient(f);
-    return std::vector<double>(g.data, g.data + g.size);
+    return std::vector<double>(g.data(), g.data() + g.size());
   };
   std::vector<double> writable = t.in.f.value;
   const std::vector<double> read_only = t.in.f.value;
   const Variable<double> from_writable(writable.data(), t.n);
   const Variable<double> from_read_only(read_only.data(), t.n);
   CHECK(gradient_of(from_read_only) == gradient_of(from_writable));
-  CHECK(from_writable.write().size == t.n);
+  CHECK(from_writable.write().size() == t.n);
   CHECK_THROWS_WITH(from_read_only.write(),
                     Catch::Matchers::Contains("argument `variable`: wraps read-only memory"));
 }

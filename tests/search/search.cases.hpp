@@ -348,7 +348,7 @@ TEST_CASE("search: bad input is rejected with the argument named", "[search][err
   CHECK_THROWS_WITH(build(cloud, domain, negative_skin),
                     Catch::Matchers::Contains("argument `options.skin`"));
   SearchPoints<2, double> mismatched = cloud.device();
-  mismatched.supports.size -= 1;
+  mismatched.supports = {mismatched.supports.data(), mismatched.supports.size() - 1};
   CHECK_THROWS_WITH(
       build_neighbor_list<SupportScheme::Gather>(exec, mismatched, cloud.device(), domain),
       Catch::Matchers::Contains("argument `queries`: has 40 positions but 39"));
@@ -392,7 +392,8 @@ TEST_CASE("search: negative sizes name the point set", "[search][errors]") {
   const auto domain = test::cube<2>(0);
   const auto cloud = test::random_cloud<2>(exec, domain, 40, 4);
   auto negative = cloud.device();
-  negative.positions.size = negative.supports.size = -2;
+  negative.positions = {negative.positions.data(), -2};
+  negative.supports = {negative.supports.data(), -2};
   const auto message = Catch::Matchers::Contains("argument `references`: has a negative size");
   CHECK_THROWS_WITH(
       build_neighbor_list<SupportScheme::Gather>(exec, cloud.device(), negative, domain), message);

@@ -155,25 +155,39 @@ struct DualView {
                 "sphad::DualView: only floating-point arrays carry tangents (kinds and neighbour "
                 "indices are never differentiable)");
   using element_type = rebind_scalar_t<E, Dual<scalar_of_t<E>, N>>;
-  const E* data = nullptr;
-  std::int64_t size = 0;
-  const E* tangents = nullptr; ///< [N · size], direction k at tangents + k · size
 
+  DualView() = default;
+  /// `primal` [n] paired with `tangents` [N · n] (unchecked; `with_tangents` checks).
+  SPHAD_HOST_DEVICE DualView(const E* primal, std::int64_t n, const E* tangent_array)
+      : data_(primal), size_(n), tangents_(tangent_array) {}
+
+  /// The primal array's first element.
+  SPHAD_HOST_DEVICE SPHAD_INLINE const E* data() const { return data_; }
+  /// The number of elements.
+  SPHAD_HOST_DEVICE SPHAD_INLINE std::int64_t size() const { return size_; }
+  /// The tangents [N · size()], direction k at tangents() + k · size().
+  SPHAD_HOST_DEVICE SPHAD_INLINE const E* tangents() const { return tangents_; }
   SPHAD_HOST_DEVICE SPHAD_INLINE element_type operator[](std::int64_t i) const {
-    return detail::attach_tangents<N>(data[i], tangents + i, size);
+    return detail::attach_tangents<N>(data_[i], tangents_ + i, size_);
   }
   /// The primal array alone.
-  SPHAD_HOST_DEVICE SPHAD_INLINE Span<const E> primal() const { return {data, size}; }
+  SPHAD_HOST_DEVICE SPHAD_INLINE Span<const E> primal() const { return {data_, size_}; }
+
+private:
+  const E* data_ = nullptr;
+  std::int64_t size_ = 0;
+  const E* tangents_ = nullptr;
 };
 
 /// Pairs `primal` [n] with `tangents` [N · n] (direction-major) as a `DualView<E, N>`. Throws
 /// `InvalidArgument` when the tangents do not hold N · n elements.
 template <int N = 1, class E>
 DualView<E, N> with_tangents(Span<const E> primal, Span<const E> tangents) {
-  SPHAD_REQUIRE(tangents.size == N * primal.size, "with_tangents", "tangents",
-                sphad::detail::concat("has ", tangents.size, " elements; ", N, " direction(s) of ",
-                                      primal.size, " need ", N * primal.size));
-  return {primal.data, primal.size, tangents.data};
+  SPHAD_REQUIRE(tangents.size() == N * primal.size(), "with_tangents", "tangents",
+                sphad::detail::concat("has ", tangents.size(), " elements; ", N,
+                                      " direction(s) of ", primal.size(), " need ",
+                                      N * primal.size()));
+  return {primal.data(), primal.size(), tangents.data()};
 }
 
 /// The primal array of a view: itself for a `Span`, the paired primal for a `DualView`.

@@ -159,7 +159,7 @@ public:
     outputs_.clear();
   }
 
-  /// Sweeps backward from `output` with adjoint `seed` ([output.size], copied).
+  /// Sweeps backward from `output` with adjoint `seed` ([output.size()], copied).
   template <class E>
   void
   backward(const Variable<E>& output, Span<const E> seed, const BackwardOptions& options = {}) {
@@ -181,9 +181,9 @@ public:
                         seed.output.state->owner == this,
                     "Tape::backward", "seed",
                     "the output was not recorded on this tape (its gradients would all be zero)");
-      SPHAD_REQUIRE(seed.adjoint.size == seed.output.size, "Tape::backward", "seed",
-                    detail::concat("has ", seed.adjoint.size, " entries for an output of ",
-                                   seed.output.size));
+      SPHAD_REQUIRE(seed.adjoint.size() == seed.output.size(), "Tape::backward", "seed",
+                    detail::concat("has ", seed.adjoint.size(), " entries for an output of ",
+                                   seed.output.size()));
     };
     (check_seed(seeds), ...);
     for (const auto& r : records_) {
@@ -192,11 +192,11 @@ public:
     // Each seed's adjoint, copied when it lies in gradient memory that the zeroing below
     // overwrites.
     const auto stable = [&](const auto& seed) {
-      using E1 = std::remove_const_t<std::remove_pointer_t<decltype(seed.adjoint.data)>>;
+      using E1 = std::remove_const_t<std::remove_pointer_t<decltype(seed.adjoint.data())>>;
       Buffer<E1, Exec> copy;
-      if (in_gradient_memory(seed.adjoint.data, seed.adjoint.size)) {
-        copy = Buffer<E1, Exec>(exec_, seed.adjoint.size);
-        exec::copy(exec_, seed.adjoint.data, copy.data(), copy.size());
+      if (in_gradient_memory(seed.adjoint.data(), seed.adjoint.size())) {
+        copy = Buffer<E1, Exec>(exec_, seed.adjoint.size());
+        exec::copy(exec_, seed.adjoint.data(), copy.data(), copy.size());
       }
       return copy;
     };
@@ -208,9 +208,9 @@ public:
     }
     const auto add_seed = [&](const auto& seed, const auto& copy) {
       const auto g = gradient_slot(seed.output);
-      using E1 = std::remove_pointer_t<decltype(g.data)>;
-      const E1* adjoint = copy.size() > 0 ? copy.data() : seed.adjoint.data;
-      exec::for_each_index(exec_, g.size, detail::AddInto<E1>{g.data, adjoint});
+      using E1 = std::remove_pointer_t<decltype(g.data())>;
+      const E1* adjoint = copy.size() > 0 ? copy.data() : seed.adjoint.data();
+      exec::for_each_index(exec_, g.size(), detail::AddInto<E1>{g.data(), adjoint});
     };
     std::apply([&](const auto&... copy) { (add_seed(seeds, copy), ...); }, copies);
     for (auto r = records_.rbegin(); r != records_.rend(); ++r) {
@@ -218,7 +218,7 @@ public:
     }
   }
 
-  /// ∂L/∂v after the last sweep ([v.size], in the tape's memory; valid until the next
+  /// ∂L/∂v after the last sweep ([v.size()], in the tape's memory; valid until the next
   /// `backward` or `clear`). Throws when `v` was never recorded on this tape.
   template <class E>
   Span<const E> gradient(const Variable<E>& v) const {
@@ -249,7 +249,7 @@ private:
   Span<E> gradient_slot(const Variable<E>& v, bool is_output = false) {
     auto& slot = gradients_[v.state.get()];
     if (!slot) {
-      auto created = std::make_unique<Slot<E>>(exec_, v.size, v.state);
+      auto created = std::make_unique<Slot<E>>(exec_, v.size(), v.state);
       created->zero(exec_);
       slot = std::move(created);
     }

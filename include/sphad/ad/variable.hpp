@@ -45,7 +45,7 @@ inline void require_on_tape(const VariableState& state,
 }
 } // namespace detail
 
-/// A tracked array: a read-only view of E [size] (caller memory, or a tape's output) with an
+/// A tracked array: a read-only view of E [size()] (caller memory, or a tape's output) with an
 /// identity and a version counter. Give it wherever a view is accepted (a `ParticleSet` field,
 /// field values, a correction state's array) to `record<Op>`, and the tape computes its
 /// gradient. Copies are the same variable. Write through `write()`, which bumps the version:
@@ -60,39 +60,46 @@ struct Variable {
                 "sphad::Variable: only arrays of float or double (scalars, Vec, Mat, or their dual "
                 "numbers) are tracked (kinds, neighbour lists, grids and domains are never "
                 "differentiable)");
-  const E* data = nullptr;
-  std::int64_t size = 0;
   std::shared_ptr<detail::VariableState> state;
   bool writable = true; ///< false when made from read-only memory (`write()` throws)
 
   Variable() = default;
   /// Tracks caller memory (on the device for a CUDA tape); it must outlive the tape's backward.
   explicit Variable(Span<E> memory)
-      : data(memory.data), size(memory.size), state(std::make_shared<detail::VariableState>()) {}
+      : state(std::make_shared<detail::VariableState>()), data_(memory.data()),
+        size_(memory.size()) {}
   /// Tracks read-only caller memory: everything but `write()` works.
   explicit Variable(Span<const E> memory)
-      : data(memory.data), size(memory.size), state(std::make_shared<detail::VariableState>()),
-        writable(false) {}
+      : state(std::make_shared<detail::VariableState>()), writable(false), data_(memory.data()),
+        size_(memory.size()) {}
 
   /// Tracks `n` elements at `memory`.
   Variable(E* memory, std::int64_t n) : Variable(Span<E>{memory, n}) {}
   /// Tracks `n` read-only elements at `memory`.
   Variable(const E* memory, std::int64_t n) : Variable(Span<const E>{memory, n}) {}
 
-  SPHAD_HOST_DEVICE SPHAD_INLINE const E& operator[](std::int64_t i) const { return data[i]; }
+  /// The first element (read-only).
+  SPHAD_HOST_DEVICE SPHAD_INLINE const E* data() const { return data_; }
+  /// The number of elements.
+  SPHAD_HOST_DEVICE SPHAD_INLINE std::int64_t size() const { return size_; }
+  SPHAD_HOST_DEVICE SPHAD_INLINE const E& operator[](std::int64_t i) const { return data_[i]; }
   /// The array, read-only.
-  Span<const E> span() const { return {data, size}; }
+  Span<const E> span() const { return {data_, size_}; }
   /// The array for writing; counts as a modification (records made before it cannot be swept
   /// backward any more).
   Span<E> write() const {
     SPHAD_REQUIRE(writable, "Variable::write", "variable",
                   "wraps read-only memory (it was made from a view of const elements)");
     ++state->version;
-    return {const_cast<E*>(data), size};
+    return {const_cast<E*>(data_), size_};
   }
   std::uint64_t version() const { return state->version; }
   /// Whether `other` is this variable (the same identity).
   bool same_as(const Variable& other) const { return state == other.state; }
+
+private:
+  const E* data_ = nullptr;
+  std::int64_t size_ = 0;
 };
 
 /// The array of a variable, untracked.

@@ -44,7 +44,7 @@ void apparent_volumes_into(const Exec& exec,
   ops::detail::evaluate_all<detail::KernelSum<Kernel>>(
       exec, particles, particles, domain, adjacency, Span<const ops::NoField>{},
       Span<const ops::NoField>{}, ApplyOptions<typename Set::primal_scalar>{direction, 0},
-      ops::Uncorrected{}, detail::StoreReciprocal<T>{volumes.data}, function);
+      ops::Uncorrected{}, detail::StoreReciprocal<T>{volumes.data()}, function);
 }
 
 /// The four CRK state arrays a pipeline writes, in the space's memory ([N] each).
@@ -77,17 +77,17 @@ void crk_factors_into(
   detail::require_output(out.b, n, function, "out.b");
   detail::require_output(out.grad_a, n, function, "out.grad_a");
   detail::require_output(out.grad_b, n, function, "out.grad_b");
-  SPHAD_REQUIRE(references.volumes.size == references.size(), function, "references",
+  SPHAD_REQUIRE(references.volumes.size() == references.size(), function, "references",
                 sphad::detail::concat("needs volumes (the apparent volumes; got ",
-                                      references.volumes.size, " for ", references.size(), ")"));
+                                      references.volumes.size(), " for ", references.size(), ")"));
   SPHAD_REQUIRE(options.tau >= 0, function, "options.tau",
                 sphad::detail::concat("must be >= 0 (got ", options.tau, ")"));
   ops::detail::evaluate_all<detail::MomentSum<Kernel>>(
       exec, queries, references, domain, adjacency, Span<const ops::NoField>{},
       Span<const ops::NoField>{},
       ApplyOptions<typename Queries::primal_scalar>{options.direction, 0}, ops::Uncorrected{},
-      detail::StoreCRKFactors<D, T>{out.a.data, out.b.data, out.grad_a.data, out.grad_b.data,
-                                    options.tau},
+      detail::StoreCRKFactors<D, T>{out.a.data(), out.b.data(), out.grad_a.data(),
+                                    out.grad_b.data(), options.tau},
       function);
 }
 
@@ -105,13 +105,14 @@ void crk_density_into(const Exec& exec,
   constexpr const char* function = "corrections::crk_density";
   using T = ops::call_scalar_t<Set, Set, ops::Corrections<CRKState>>;
   detail::require_output(density, particles.size(), function, "density");
-  SPHAD_REQUIRE(particles.volumes.size == particles.size(), function, "particles",
+  SPHAD_REQUIRE(particles.volumes.size() == particles.size(), function, "particles",
                 sphad::detail::concat("needs volumes (the apparent volumes; got ",
-                                      particles.volumes.size, " for ", particles.size(), ")"));
+                                      particles.volumes.size(), " for ", particles.size(), ")"));
   ops::detail::evaluate_all<detail::CRKDensitySums<Kernel>>(
       exec, particles, particles, domain, adjacency, Span<const ops::NoField>{},
       Span<const ops::NoField>{}, ApplyOptions<typename Set::primal_scalar>{direction, 0},
-      ops::Corrections<CRKState>{state, {}, {}}, detail::StoreQuotient<T>{density.data}, function);
+      ops::Corrections<CRKState>{state, {}, {}}, detail::StoreQuotient<T>{density.data()},
+      function);
 }
 
 /// Everything `compute_crk_factors` produces, in the memory of `Exec`.

@@ -77,14 +77,14 @@ void grad_h_omegas_into(const Exec& exec,
                         const ApplyOptions<typename Set::primal_scalar>& options = {}) {
   constexpr const char* function = "corrections::grad_h_omegas";
   detail::require_output(omegas, particles.size(), function, "omegas");
-  SPHAD_REQUIRE(particles.densities.size == particles.size(), function, "particles",
-                sphad::detail::concat("needs densities (got ", particles.densities.size, " for ",
+  SPHAD_REQUIRE(particles.densities.size() == particles.size(), function, "particles",
+                sphad::detail::concat("needs densities (got ", particles.densities.size(), " for ",
                                       particles.size(), ")"));
   ops::detail::evaluate_all<detail::KernelDhSum<Kernel>>(
       exec, particles, particles, domain, adjacency, Span<const ops::NoField>{},
       Span<const ops::NoField>{}, options, ops::Uncorrected{},
       detail::StoreOmega<D, T, decltype(particles.supports), decltype(particles.densities)>{
-          omegas.data, particles.supports, particles.densities},
+          omegas.data(), particles.supports, particles.densities},
       function);
 }
 
@@ -119,9 +119,9 @@ auto record_omegas(Tape<Exec>& tape,
                    const Domain<Set::dim, typename Set::primal_scalar>& domain,
                    const NeighborList<Exec>& neighbors,
                    const ApplyOptions<typename Set::primal_scalar>& options = {}) {
-  SPHAD_REQUIRE(particles.densities.size == particles.size(), "corrections::record_omegas",
+  SPHAD_REQUIRE(particles.densities.size() == particles.size(), "corrections::record_omegas",
                 "particles",
-                sphad::detail::concat("needs densities (got ", particles.densities.size, " for ",
+                sphad::detail::concat("needs densities (got ", particles.densities.size(), " for ",
                                       particles.size(), ")"));
   const auto sums = record<detail::KernelDhSum<Kernel>>(tape, particles, particles, domain,
                                                         neighbors, Span<const ops::NoField>{},

@@ -127,8 +127,8 @@ void renormalization_matrices_into(
   ops::detail::evaluate_all<detail::RenormalizationCovariance<Kernel, Support>>(
       exec, queries, references, domain, adjacency, Span<const ops::NoField>{},
       Span<const ops::NoField>{}, options, corrections,
-      detail::StoreRenormalization<D, T>{matrices.data,
-                                         covariances.size > 0 ? covariances.data : nullptr},
+      detail::StoreRenormalization<D, T>{matrices.data(),
+                                         covariances.size() > 0 ? covariances.data() : nullptr},
       function);
 }
 

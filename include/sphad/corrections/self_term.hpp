@@ -107,9 +107,9 @@ struct StoreSelfTerm {
 template <class Kernel, class Set>
 SelfTermCorrection<Set::dim>
 check_self_term(const Set& particles, const SelfTermFit& fit, const char* function) {
-  SPHAD_REQUIRE(particles.densities.size == particles.size(), function, "particles",
+  SPHAD_REQUIRE(particles.densities.size() == particles.size(), function, "particles",
                 sphad::detail::concat("needs densities, the raw estimate to correct (got ",
-                                      particles.densities.size, " for ", particles.size(), ")"));
+                                      particles.densities.size(), " for ", particles.size(), ")"));
   SPHAD_REQUIRE(std::isfinite(fit.eps_100) && fit.eps_100 >= 0, function, "fit.eps_100",
                 sphad::detail::concat("must be finite and >= 0 (got ", fit.eps_100, ")"));
   SPHAD_REQUIRE(std::isfinite(fit.alpha), function, "fit.alpha",

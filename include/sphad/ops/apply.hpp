@@ -114,6 +114,10 @@ template <class Op,
           class Corr = Uncorrected>
 using output_of_t =
     detail::output_of_t<Op, Queries, References, QueryValues, ReferenceValues, Corr>;
+/// What each query gets from an operator without fields (Density, Covariance).
+template <class Op, class Queries, class References, class Corr = Uncorrected>
+using fieldless_output_t =
+    output_of_t<Op, Queries, References, Span<const NoField>, Span<const NoField>, Corr>;
 } // namespace ops
 
 /// Evaluates operator `Op` at every query particle, writing one output per query into caller
@@ -141,7 +145,8 @@ template <class Op,
           class Adjacency,
           class QueryValues,
           class ReferenceValues,
-          class Corr = ops::Uncorrected>
+          class Corr = ops::Uncorrected,
+          std::enable_if_t<ops::detail::are_field_values_v<QueryValues, ReferenceValues>, int> = 0>
 void apply_into(
     const Exec& exec,
     const Queries& queries,
@@ -155,12 +160,12 @@ void apply_into(
     const Corr& corrections = {}) {
   constexpr const char* function = "apply";
   SPHAD_REQUIRE(
-      out.size == queries.size(), function, "out",
-      sphad::detail::concat("has ", out.size, " entries for ", queries.size(), " queries"));
+      out.size() == queries.size(), function, "out",
+      sphad::detail::concat("has ", out.size(), " entries for ", queries.size(), " queries"));
   using Out = ops::output_of_t<Op, Queries, References, QueryValues, ReferenceValues, Corr>;
   ops::detail::evaluate_all<Op>(exec, queries, references, domain, adjacency, query_values,
                                 reference_values, options, corrections,
-                                ops::detail::StoreAt<Out>{out.data}, function);
+                                ops::detail::StoreAt<Out>{out.data()}, function);
 }
 
 /// `apply_into` with the output allocated here: a `Buffer` of Nq outputs in the memory of
@@ -173,7 +178,8 @@ template <class Op,
           class Adjacency,
           class QueryValues = Span<const ops::NoField>,
           class ReferenceValues = QueryValues,
-          class Corr = ops::Uncorrected>
+          class Corr = ops::Uncorrected,
+          std::enable_if_t<ops::detail::are_field_values_v<QueryValues, ReferenceValues>, int> = 0>
 Buffer<ops::output_of_t<Op, Queries, References, QueryValues, ReferenceValues, Corr>, Exec>
 apply(const Exec& exec,
       const Queries& queries,
@@ -189,6 +195,47 @@ apply(const Exec& exec,
   apply_into<Op>(exec, queries, references, domain, adjacency, query_values, reference_values,
                  Span<Out>{out.data(), out.size()}, options, corrections);
   return out;
+}
+
+/// `apply_into` for an operator without fields (Density, Covariance): no value arguments.
+template <class Op,
+          class Exec,
+          class Queries,
+          class References,
+          class Adjacency,
+          class Corr = ops::Uncorrected,
+          std::enable_if_t<ops::detail::is_corrections_v<Corr>, int> = 0>
+void apply_into(const Exec& exec,
+                const Queries& queries,
+                const References& references,
+                const Domain<Queries::dim, typename Queries::primal_scalar>& domain,
+                const Adjacency& adjacency,
+                Span<ops::fieldless_output_t<Op, Queries, References, Corr>> out,
+                const ApplyOptions<typename Queries::primal_scalar>& options = {},
+                const Corr& corrections = {}) {
+  apply_into<Op>(exec, queries, references, domain, adjacency, Span<const ops::NoField>{},
+                 Span<const ops::NoField>{}, out, options, corrections);
+}
+
+/// `apply` for an operator without fields with options (and corrections): no value arguments
+/// (`apply<Density>(exec, queries, references, domain, list, options)`).
+template <class Op,
+          class Exec,
+          class Queries,
+          class References,
+          class Adjacency,
+          class Corr = ops::Uncorrected,
+          std::enable_if_t<ops::detail::is_corrections_v<Corr>, int> = 0>
+Buffer<ops::fieldless_output_t<Op, Queries, References, Corr>, Exec>
+apply(const Exec& exec,
+      const Queries& queries,
+      const References& references,
+      const Domain<Queries::dim, typename Queries::primal_scalar>& domain,
+      const Adjacency& adjacency,
+      const ApplyOptions<typename Queries::primal_scalar>& options,
+      const Corr& corrections = {}) {
+  return apply<Op>(exec, queries, references, domain, adjacency, Span<const ops::NoField>{},
+                   Span<const ops::NoField>{}, options, corrections);
 }
 
 } // namespace sphad

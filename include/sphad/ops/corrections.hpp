@@ -79,7 +79,7 @@ struct CRK {
     return b_i * (a_i * w) + p.gradient() * (a_i * linear) + grad_a[p.i] * (linear * w) +
            (grad_b[p.i] * p.x_ij) * (a_i * w);
   }
-  SPHAD_HOST_DEVICE SPHAD_INLINE std::int64_t size() const { return a.size; }
+  SPHAD_HOST_DEVICE SPHAD_INLINE std::int64_t size() const { return a.size(); }
 
   /// `value`'s adjoint at query i, pair vector x and kernel value w for the cotangent v̄ (the
   /// reverse pass's hand-written transpose): w̄ = A ℓ v̄, Ā = ℓ w v̄, B̄ = A w v̄ x, x̄ = A w v̄ B
@@ -164,7 +164,7 @@ struct Renormalization {
   SPHAD_HOST_DEVICE SPHAD_INLINE auto apply(const G& g, std::int64_t i) const {
     return matrices[i] * g;
   }
-  SPHAD_HOST_DEVICE SPHAD_INLINE std::int64_t size() const { return matrices.size; }
+  SPHAD_HOST_DEVICE SPHAD_INLINE std::int64_t size() const { return matrices.size(); }
 
   /// `apply`'s adjoint at query i for the gradient g and the cotangent ḡ of L g: the
   /// gradient's Lᵀ ḡ and L's ḡ gᵀ.
@@ -251,5 +251,12 @@ Corrections(C, R, G) -> Corrections<C, R, G>;
 
 /// No corrections at all (the default).
 using Uncorrected = Corrections<>;
+
+namespace detail {
+template <class T>
+inline constexpr bool is_corrections_v = false;
+template <class C, class R, class G>
+inline constexpr bool is_corrections_v<Corrections<C, R, G>> = true;
+} // namespace detail
 
 } // namespace sphad::ops

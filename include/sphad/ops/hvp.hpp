@@ -67,17 +67,17 @@ void density_position_hvp_into(const Exec& exec,
                                Span<Vec<T, D>> out,
                                const ApplyOptions<T>& options = {}) {
   constexpr const char* function = "density_position_hvp";
-  SPHAD_REQUIRE(query_tangents.size == queries.size(), function, "query_tangents",
-                sphad::detail::concat("has ", query_tangents.size, " entries for ", queries.size(),
-                                      " queries"));
-  SPHAD_REQUIRE(reference_tangents.size == references.size(), function, "reference_tangents",
-                sphad::detail::concat("has ", reference_tangents.size, " entries for ",
+  SPHAD_REQUIRE(query_tangents.size() == queries.size(), function, "query_tangents",
+                sphad::detail::concat("has ", query_tangents.size(), " entries for ",
+                                      queries.size(), " queries"));
+  SPHAD_REQUIRE(reference_tangents.size() == references.size(), function, "reference_tangents",
+                sphad::detail::concat("has ", reference_tangents.size(), " entries for ",
                                       references.size(), " references"));
   SPHAD_REQUIRE(
-      out.size == queries.size(), function, "out",
-      sphad::detail::concat("has ", out.size, " entries for ", queries.size(), " queries"));
-  const bool one_set =
-      queries.positions.data == references.positions.data && queries.size() == references.size();
+      out.size() == queries.size(), function, "out",
+      sphad::detail::concat("has ", out.size(), " entries for ", queries.size(), " queries"));
+  const bool one_set = queries.positions.data() == references.positions.data() &&
+                       queries.size() == references.size();
   const auto q = queries.with_positions(with_tangents(queries.positions, query_tangents));
   const auto r = references.with_positions(with_tangents(references.positions, reference_tangents));
   using Op = ops::detail::DensityPositionGradient<Kernel, Support>;
@@ -85,7 +85,7 @@ void density_position_hvp_into(const Exec& exec,
                                Span<const ops::NoField>, ops::Uncorrected>;
   ops::detail::evaluate_all<Op>(exec, q, r, domain, neighbors, Span<const ops::NoField>{},
                                 Span<const ops::NoField>{}, options, ops::Uncorrected{},
-                                ops::detail::StoreFirstTangent<Out>{out.data}, function, one_set);
+                                ops::detail::StoreFirstTangent<Out>{out.data()}, function, one_set);
 }
 
 /// `density_position_hvp_into` with the output allocated here ([Nq], stream-ordered).

@@ -121,7 +121,8 @@ template <class Op,
           class Adjacency,
           class QueryValues,
           class ReferenceValues,
-          class Corr = ops::Uncorrected>
+          class Corr = ops::Uncorrected,
+          std::enable_if_t<ops::detail::are_field_values_v<QueryValues, ReferenceValues>, int> = 0>
 void jvp_into(
     const Exec& exec,
     const Queries& queries,
@@ -137,16 +138,16 @@ void jvp_into(
   constexpr const char* function = "jvp";
   using Types = ops::detail::JVPTypes<Op, Queries, References, QueryValues, ReferenceValues, Corr>;
   const std::int64_t n = queries.size();
-  SPHAD_REQUIRE(primal.size == n, function, "primal",
-                sphad::detail::concat("has ", primal.size, " entries for ", n, " queries"));
-  SPHAD_REQUIRE(tangents.size == Types::directions * n, function, "tangents",
-                sphad::detail::concat("has ", tangents.size, " entries; ", Types::directions,
+  SPHAD_REQUIRE(primal.size() == n, function, "primal",
+                sphad::detail::concat("has ", primal.size(), " entries for ", n, " queries"));
+  SPHAD_REQUIRE(tangents.size() == Types::directions * n, function, "tangents",
+                sphad::detail::concat("has ", tangents.size(), " entries; ", Types::directions,
                                       " direction(s) of ", n, " queries need ",
                                       Types::directions * n));
   ops::detail::evaluate_all<Op>(exec, queries, references, domain, adjacency, query_values,
                                 reference_values, options, corrections,
                                 ops::detail::StoreSplit<typename Types::output, Types::directions>{
-                                    primal.data, tangents.data, n},
+                                    primal.data(), tangents.data(), n},
                                 function);
 }
 
@@ -158,7 +159,8 @@ template <class Op,
           class Adjacency,
           class QueryValues = Span<const ops::NoField>,
           class ReferenceValues = QueryValues,
-          class Corr = ops::Uncorrected>
+          class Corr = ops::Uncorrected,
+          std::enable_if_t<ops::detail::are_field_values_v<QueryValues, ReferenceValues>, int> = 0>
 JVPResult<ops::jvp_primal_t<Op, Queries, References, QueryValues, ReferenceValues, Corr>, Exec>
 jvp(const Exec& exec,
     const Queries& queries,
@@ -178,6 +180,55 @@ jvp(const Exec& exec,
                Span<Primal>{out.primal.data(), out.primal.size()},
                Span<Primal>{out.tangents.data(), out.tangents.size()}, options, corrections);
   return out;
+}
+
+/// `jvp_into` for an operator without fields (Density, Covariance): no value arguments.
+template <class Op,
+          class Exec,
+          class Queries,
+          class References,
+          class Adjacency,
+          class Corr = ops::Uncorrected>
+void jvp_into(const Exec& exec,
+              const Queries& queries,
+              const References& references,
+              const Domain<Queries::dim, typename Queries::primal_scalar>& domain,
+              const Adjacency& adjacency,
+              Span<ops::jvp_primal_t<Op,
+                                     Queries,
+                                     References,
+                                     Span<const ops::NoField>,
+                                     Span<const ops::NoField>,
+                                     Corr>> primal,
+              Span<ops::jvp_primal_t<Op,
+                                     Queries,
+                                     References,
+                                     Span<const ops::NoField>,
+                                     Span<const ops::NoField>,
+                                     Corr>> tangents,
+              const ApplyOptions<typename Queries::primal_scalar>& options = {},
+              const Corr& corrections = {}) {
+  jvp_into<Op>(exec, queries, references, domain, adjacency, Span<const ops::NoField>{},
+               Span<const ops::NoField>{}, primal, tangents, options, corrections);
+}
+
+/// `jvp` for an operator without fields with options (and corrections): no value arguments.
+template <class Op,
+          class Exec,
+          class Queries,
+          class References,
+          class Adjacency,
+          class Corr = ops::Uncorrected,
+          std::enable_if_t<ops::detail::is_corrections_v<Corr>, int> = 0>
+auto jvp(const Exec& exec,
+         const Queries& queries,
+         const References& references,
+         const Domain<Queries::dim, typename Queries::primal_scalar>& domain,
+         const Adjacency& adjacency,
+         const ApplyOptions<typename Queries::primal_scalar>& options,
+         const Corr& corrections = {}) {
+  return jvp<Op>(exec, queries, references, domain, adjacency, Span<const ops::NoField>{},
+                 Span<const ops::NoField>{}, options, corrections);
 }
 
 } // namespace sphad

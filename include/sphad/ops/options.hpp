@@ -20,4 +20,16 @@ struct ApplyOptions {
   R calibration_n_h = R(0);
 };
 
+namespace ops::detail {
+template <class T>
+inline constexpr bool is_options_v = false;
+template <class R>
+inline constexpr bool is_options_v<ApplyOptions<R>> = true;
+/// Whether a call's field-value arguments are field values: the overloads for operators
+/// without fields (`apply<Density>(..., options)`) take options in their place.
+template <class QueryValues, class ReferenceValues>
+inline constexpr bool are_field_values_v =
+    !is_options_v<QueryValues> && !is_options_v<ReferenceValues>;
+} // namespace ops::detail
+
 } // namespace sphad

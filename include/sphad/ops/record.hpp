@@ -55,7 +55,8 @@ template <class Op,
           class References,
           class QueryValues = Span<const ops::NoField>,
           class ReferenceValues = QueryValues,
-          class Corr = ops::Uncorrected>
+          class Corr = ops::Uncorrected,
+          std::enable_if_t<ops::detail::are_field_values_v<QueryValues, ReferenceValues>, int> = 0>
 auto record(Tape<Exec>& tape,
             const Queries& queries,
             const References& references,
@@ -90,7 +91,7 @@ auto record(Tape<Exec>& tape,
   const auto rows = traversal<Op::support>(tape.exec(), neighbors, q, r, function);
   Variable<Out> out = sphad::detail::TapeAccess::make_output<Out>(tape, q.size());
   launch_all<Op>(tape.exec(), rows, q, r, domain, qv, rv, options.direction, factor, c,
-                 StoreAt<Out>{const_cast<Out*>(out.data)});
+                 StoreAt<Out>{const_cast<Out*>(out.data())});
   using Dirs = Directions<Op, Queries, References, QueryValues, ReferenceValues, Corr>;
   if constexpr (Dirs::any) {
     // With per-pair slots (CUDA; the host on request) the references gather their pairs'
@@ -109,6 +110,25 @@ auto record(Tape<Exec>& tape,
             factor, corrections, out));
   }
   return out;
+}
+
+/// `record` for an operator without fields with options (and corrections): no value arguments
+/// (`record<Density>(tape, queries, references, domain, list, options)`).
+template <class Op,
+          class Exec,
+          class Queries,
+          class References,
+          class Corr = ops::Uncorrected,
+          std::enable_if_t<ops::detail::is_corrections_v<Corr>, int> = 0>
+auto record(Tape<Exec>& tape,
+            const Queries& queries,
+            const References& references,
+            const Domain<Queries::dim, typename Queries::primal_scalar>& domain,
+            const NeighborList<Exec>& neighbors,
+            const ApplyOptions<typename Queries::primal_scalar>& options,
+            const Corr& corrections = {}) {
+  return record<Op>(tape, queries, references, domain, neighbors, Span<const ops::NoField>{},
+                    Span<const ops::NoField>{}, options, corrections);
 }
 
 } // namespace sphad

@@ -109,10 +109,10 @@ struct MapRecord final : sphad::detail::Record<Exec> {
           [&](const auto&... v) { return std::tuple<decltype(seeder(v))...>{seeder(v)...}; },
           inputs);
       const auto pack = std::apply([](const auto&... v) { return make_pack(v...); }, seeded);
-      exec::for_each_index(tape.exec(), output.size,
+      exec::for_each_index(tape.exec(), output.size(),
                            MapAdjoint<K, S, F, std::remove_const_t<decltype(pack)>, OutPrimal, N>{
                                f, pack,
-                               sphad::detail::TapeAccess::gradient_slot(tape, output, true).data,
+                               sphad::detail::TapeAccess::gradient_slot(tape, output, true).data(),
                                seeder.targets});
     }
   }
@@ -136,8 +136,9 @@ auto record_map(Tape<Exec>& tape, std::int64_t n, const F& f, const Views&... in
   const Untracked untracked;
   const auto check = [&](const auto& input) {
     require_tracks_an_array(input, &tape, "record_map", "inputs");
-    SPHAD_REQUIRE(input.size == n, "record_map", "inputs",
-                  sphad::detail::concat("an input has ", input.size, " entries for ", n, " rows"));
+    SPHAD_REQUIRE(
+        input.size() == n, "record_map", "inputs",
+        sphad::detail::concat("an input has ", input.size(), " entries for ", n, " rows"));
   };
   (check(inputs), ...);
   const auto plain = make_pack(untracked(inputs)...);
@@ -145,7 +146,7 @@ auto record_map(Tape<Exec>& tape, std::int64_t n, const F& f, const Views&... in
   Variable<Out> out = sphad::detail::TapeAccess::make_output<Out>(tape, n);
   exec::for_each_index(tape.exec(), n,
                        MapPrimal<F, std::remove_const_t<decltype(plain)>, Out>{
-                           f, plain, const_cast<Out*>(out.data)});
+                           f, plain, const_cast<Out*>(out.data())});
   if constexpr ((is_variable_v<Views> || ...)) {
     sphad::detail::TapeAccess::push(tape, std::make_unique<MapRecord<Exec, F, Out, Views...>>(
                                               f, std::tuple<Views...>(inputs...), out));

@@ -308,22 +308,22 @@ void evaluate_into(const Exec& exec,
                    const Corr& corrections = {}) {
   constexpr const char* function = "evaluate";
   const std::int64_t per_query = output_scalars<D, T, F>(properties);
-  SPHAD_REQUIRE(out.size == queries.size() * per_query, function, "out",
-                sphad::detail::concat("has ", out.size, " scalars; this operation writes ",
+  SPHAD_REQUIRE(out.size() == queries.size() * per_query, function, "out",
+                sphad::detail::concat("has ", out.size(), " scalars; this operation writes ",
                                       per_query, " per query, ", queries.size() * per_query,
                                       " in all"));
-  SPHAD_REQUIRE(neighbor_counts.size == 0 || (properties.operation == Operation::Covariance &&
-                                              neighbor_counts.size == queries.size()),
+  SPHAD_REQUIRE(neighbor_counts.size() == 0 || (properties.operation == Operation::Covariance &&
+                                                neighbor_counts.size() == queries.size()),
                 function, "neighbor_counts",
                 sphad::detail::concat("must be empty or, for Covariance, hold one count per query "
                                       "(got ",
-                                      neighbor_counts.size, " for ", queries.size(), ")"));
+                                      neighbor_counts.size(), " for ", queries.size(), ")"));
   dispatch<Kernels, Supports>(properties, [&](auto op) {
     using Op = decltype(op);
     if constexpr (Op::template accepts_field<D, F>) {
-      detail::evaluate_all<Op>(exec, queries, references, domain, adjacency, query_values,
-                               reference_values, options, corrections,
-                               detail::StoreScalars<T>{out.data, neighbor_counts.data}, function);
+      detail::evaluate_all<Op>(
+          exec, queries, references, domain, adjacency, query_values, reference_values, options,
+          corrections, detail::StoreScalars<T>{out.data(), neighbor_counts.data()}, function);
     }
   });
 }

@@ -138,7 +138,7 @@ HashGrid<D, T, Exec> build_hash_grid(const Exec& exec,
   grid.cell_start = Buffer<std::int32_t, Exec>(exec, grid.layout.num_cells + 1);
   Buffer<std::uint64_t, Exec> keys(exec, n);
   exec::for_each_index(exec, n,
-                       detail::CellKeys<D, T>{grid.layout, references.positions.data, keys.data(),
+                       detail::CellKeys<D, T>{grid.layout, references.positions.data(), keys.data(),
                                               grid.sorted_index.data()});
   exec::stable_sort_by_key(exec, keys.data(), grid.sorted_index.data(), n,
                            detail::cell_key_bits(grid.layout));

@@ -155,7 +155,7 @@ query_order(const Exec& exec, const HashGrid<D, T, Exec>& grid, const SearchPoin
   Buffer<std::int32_t, Exec> order(exec, nq);
   Buffer<std::uint64_t, Exec> keys(exec, nq);
   exec::for_each_index(
-      exec, nq, CellKeys<D, T>{grid.layout, queries.positions.data, keys.data(), order.data()});
+      exec, nq, CellKeys<D, T>{grid.layout, queries.positions.data(), keys.data(), order.data()});
   exec::stable_sort_by_key(exec, keys.data(), order.data(), nq, cell_key_bits(grid.layout));
   return order;
 }

@@ -21,7 +21,7 @@ struct SearchPoints {
   Span<const Vec<T, D>> positions;
   Span<const T> supports;
 
-  SPHAD_HOST_DEVICE SPHAD_INLINE std::int64_t size() const { return positions.size; }
+  SPHAD_HOST_DEVICE SPHAD_INLINE std::int64_t size() const { return positions.size(); }
 };
 
 /// Views `n` positions stored row-major as n×D scalars, and `n` supports.

@@ -87,7 +87,7 @@ Buffer<Vec<T, D>, Exec>
 wrapped_positions(const Exec& exec, const Domain<D, T>& domain, const SearchPoints<D, T>& points) {
   Buffer<Vec<T, D>, Exec> wrapped(exec, points.size());
   exec::for_each_index(exec, points.size(),
-                       WrapPositions<D, T>{domain, points.positions.data, wrapped.data()});
+                       WrapPositions<D, T>{domain, points.positions.data(), wrapped.data()});
   return wrapped;
 }
 
@@ -137,10 +137,10 @@ VerletList<D, T, Exec> build_verlet_list(const Exec& exec,
   using search::detail::copy_of;
   return {std::move(list),
           skin,
-          copy_of(exec, queries.positions.data, queries.size()),
-          copy_of(exec, references.positions.data, references.size()),
-          copy_of(exec, queries.supports.data, queries.size()),
-          copy_of(exec, references.supports.data, references.size())};
+          copy_of(exec, queries.positions.data(), queries.size()),
+          copy_of(exec, references.positions.data(), references.size()),
+          copy_of(exec, queries.supports.data(), queries.size()),
+          copy_of(exec, references.supports.data(), references.size())};
 }
 
 /// Whether the Verlet list may miss a pair now: true when max|Δx_query| + max|Δx_reference| >
@@ -197,9 +197,9 @@ NeighborList<Exec> filter_verlet_list(const Exec& exec,
   const auto query_positions = search::detail::wrapped_positions(exec, domain, queries);
   const auto reference_positions = search::detail::wrapped_positions(exec, domain, references);
   search::detail::KeepWithin<S, D, T> keep{
-      search::PairPeriods<D, T>(domain), query_positions.data(),   queries.supports.data,
-      reference_positions.data(),        references.supports.data, verlet.list.offsets.data(),
-      verlet.list.neighbors.data(),      list.offsets.data(),      nullptr};
+      search::PairPeriods<D, T>(domain), query_positions.data(),     queries.supports.data(),
+      reference_positions.data(),        references.supports.data(), verlet.list.offsets.data(),
+      verlet.list.neighbors.data(),      list.offsets.data(),        nullptr};
   exec::fill(exec, list.offsets.data() + nq, 1, std::int64_t(0));
   exec::for_each_index(exec, nq, keep);
   exec::exclusive_scan(exec, list.offsets.data(), list.offsets.data(), nq + 1);

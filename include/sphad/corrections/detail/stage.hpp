@@ -33,8 +33,8 @@ void require_output(const S& span,
                     const char* function,
                     const char* argument,
                     bool optional = false) {
-  SPHAD_REQUIRE(span.size == expected || (optional && span.size == 0), function, argument,
-                sphad::detail::concat("has ", span.size, " entries for ", expected, " particles",
+  SPHAD_REQUIRE(span.size() == expected || (optional && span.size() == 0), function, argument,
+                sphad::detail::concat("has ", span.size(), " entries for ", expected, " particles",
                                       optional ? " (or pass none)" : ""));
 }
 

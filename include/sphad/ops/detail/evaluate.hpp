@@ -31,7 +31,7 @@ inline constexpr bool has_data_pointer_v = false;
 template <class View>
 inline constexpr bool has_data_pointer_v<
     View,
-    std::enable_if_t<std::is_pointer_v<decltype(std::declval<const View&>().data)>>> = true;
+    std::enable_if_t<std::is_pointer_v<decltype(std::declval<const View&>().data())>>> = true;
 
 /// A host prefetch of element j of a view with a `data` pointer (nothing on the device, for
 /// other views, or past the end).
@@ -39,8 +39,8 @@ template <class View>
 SPHAD_HOST_DEVICE SPHAD_INLINE void prefetch_element(const View& view, std::int64_t j) {
 #if !SPHAD_DEVICE_PASS && defined(__GNUC__)
   if constexpr (has_data_pointer_v<View>) {
-    if (j < view.size) {
-      __builtin_prefetch(view.data + j);
+    if (j < view.size()) {
+      __builtin_prefetch(view.data() + j);
     }
   }
 #else
@@ -213,7 +213,7 @@ struct Evaluate {
   }
   template <class X, class View>
   SPHAD_HOST_DEVICE SPHAD_INLINE static X read_optional(const View& view, std::int64_t i) {
-    return view.size > 0 ? read<X>(view, i) : X(0);
+    return view.size() > 0 ? read<X>(view, i) : X(0);
   }
 
   /// What a pair term reads of query i: position, support, density and field value (grad-h
@@ -240,7 +240,7 @@ struct Evaluate {
   /// V_j as the pair terms read it: reference j's volume, or m_j/ρ_j without volumes.
   SPHAD_HOST_DEVICE SPHAD_INLINE typename S::volume reference_volume(std::int32_t j) const {
     using V = typename S::volume;
-    return references.volumes.size > 0
+    return references.volumes.size() > 0
                ? read<V>(references.volumes, j)
                : V(safe_divide(read<typename S::mass>(references.masses, j),
                                read_optional<typename S::density>(references.densities, j)));

@@ -21,11 +21,11 @@
 
 namespace sphad::ops::detail {
 
-/// Where a pass adds its directions: data[index · stride + c] += g[offset + c] for the
+/// Where a pass adds its directions: array[index · stride + c] += g[offset + c] for the
 /// `leaves` scalars of each element (`stride`: the element's size in scalars).
 template <class S>
 struct GradientTarget {
-  S* data;
+  S* array;
   int offset;
   int leaves;
   int stride;
@@ -105,7 +105,7 @@ struct GradientTargets {
   SPHAD_HOST_DEVICE SPHAD_INLINE void add(std::int64_t index, const S (&g)[K]) const {
     for (int t = 0; t < count; ++t) {
       const GradientTarget<S>& target = targets[t];
-      S* row = target.data + index * target.stride;
+      S* row = target.array + index * target.stride;
 #if defined(__CUDA_ARCH__)
       SPHAD_PRAGMA_UNROLL
       for (int c = 0; c < K; ++c) {
@@ -131,7 +131,8 @@ GradientTarget<S> target_of(Tape<Exec>& tape, const Variable<E>& v, int offset) 
                 "elements (a tape over dual numbers)");
   static_assert(sizeof(E) % sizeof(S) == 0, "sphad::record: an element is whole scalars");
   const Span<E> gradient = sphad::detail::TapeAccess::gradient_slot(tape, v);
-  return {reinterpret_cast<S*>(gradient.data), offset, leaf_count<E>(), int(sizeof(E) / sizeof(S))};
+  return {reinterpret_cast<S*>(gradient.data()), offset, leaf_count<E>(),
+          int(sizeof(E) / sizeof(S))};
 }
 
 /// Gives each `Variable` of a pass its directions (in call order, from `next`: a `Dual<S, K>`
@@ -150,7 +151,7 @@ struct Seeder {
     if constexpr (is_variable_v<View>) {
       using E = view_element_t<View>;
       targets.push(target_of<S>(tape, view, next + shift));
-      const SeedView<E, K> out(view.data, view.size, next);
+      const SeedView<E, K> out(view.data(), view.size(), next);
       next += leaf_count<E>();
       return out;
     } else {

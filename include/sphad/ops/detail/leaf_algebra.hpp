@@ -114,15 +114,19 @@ SPHAD_HOST_DEVICE SPHAD_INLINE U with_values(U unit, const E& e) {
 template <class E, int K>
 struct SeedView {
   using Seeded = decltype(seed<K>(std::declval<const E&>(), 0));
-  const E* data = nullptr;
-  std::int64_t size = 0;
   Seeded unit{};
   SeedView() = default;
-  SeedView(const E* data_, std::int64_t size_, int offset)
-      : data(data_), size(size_), unit(seed<K>(E{}, offset)) {}
+  SeedView(const E* array, std::int64_t n, int offset)
+      : unit(seed<K>(E{}, offset)), data_(array), size_(n) {}
+  SPHAD_HOST_DEVICE SPHAD_INLINE const E* data() const { return data_; }
+  SPHAD_HOST_DEVICE SPHAD_INLINE std::int64_t size() const { return size_; }
   SPHAD_HOST_DEVICE SPHAD_INLINE Seeded operator[](std::int64_t i) const {
-    return with_values(unit, data[i]);
+    return with_values(unit, data_[i]);
   }
+
+private:
+  const E* data_ = nullptr;
+  std::int64_t size_ = 0;
 };
 
 /// Σ over the scalars of a and b (same shape; a struct's other members, a count, are not

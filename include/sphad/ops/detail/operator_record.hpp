@@ -149,7 +149,7 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
     using Dirs = Directions<Op, Queries, References, QueryValues, ReferenceValues, Corr>;
     // The most gradient targets of each role: one per `Variable` among its views.
     using Roles = RoleVariables<Queries, References, QueryValues, ReferenceValues, Corr>;
-    const OutPrimal* ybar = sphad::detail::TapeAccess::gradient_slot(tape, output, true).data;
+    const OutPrimal* ybar = sphad::detail::TapeAccess::gradient_slot(tape, output, true).data();
     // Every variable has a gradient after the sweep, zero where it does not enter.
     const auto touch = [&](const auto& view) {
       if constexpr (is_variable_v<std::remove_cv_t<std::remove_reference_t<decltype(view)>>>) {
@@ -173,8 +173,8 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
       // x_i seeded (x_j plain) makes the pair vector's directions ∂/∂x_ij.
       const auto seed_positions = [&](const auto& view) {
         if constexpr (Dirs::position > 0 && !linearized) {
-          return SeedView<view_element_t<std::decay_t<decltype(view)>>, KK>(view.data, view.size,
-                                                                            0);
+          return SeedView<view_element_t<std::decay_t<decltype(view)>>, KK>(view.data(),
+                                                                            view.size(), 0);
         } else {
           return view;
         }
@@ -211,7 +211,7 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
       const std::int64_t nq = queries.size(), nr = references.size();
       // One set in both roles: its indices say where in memory a reference lies.
       const bool one_set =
-          primal_view(queries.positions).data == primal_view(references.positions).data;
+          primal_view(queries.positions).data() == primal_view(references.positions).data();
       const auto run = [&](const auto& pairs, const auto& particle_query,
                            const auto& particle_reference) {
         SPHAD_ASSERT(kernel_query.next == Dirs::kernel_reference_begin &&

@@ -44,19 +44,20 @@ void validate_particles(const Set& set,
     SPHAD_REQUIRE(size == n, function, name,
                   sphad::detail::concat(what, " has ", size, " entries, positions ", n));
   };
-  check(set.supports.size, "supports");
-  check(set.masses.size, "masses");
-  check(set.kinds.size, "kinds (required)");
-  if (needs_densities && set.volumes.size == 0) {
-    SPHAD_REQUIRE(set.densities.size == n, function, name,
+  check(set.supports.size(), "supports");
+  check(set.masses.size(), "masses");
+  check(set.kinds.size(), "kinds (required)");
+  if (needs_densities && set.volumes.size() == 0) {
+    SPHAD_REQUIRE(set.densities.size() == n, function, name,
                   sphad::detail::concat("densities are required by this operator (got ",
-                                        set.densities.size, " for ", n, " particles)"));
+                                        set.densities.size(), " for ", n, " particles)"));
   }
   SPHAD_REQUIRE(
-      set.densities.size == 0 || set.densities.size == n, function, name,
-      sphad::detail::concat("densities has ", set.densities.size, " entries, positions ", n));
-  SPHAD_REQUIRE(set.volumes.size == 0 || set.volumes.size == n, function, name,
-                sphad::detail::concat("volumes has ", set.volumes.size, " entries, positions ", n));
+      set.densities.size() == 0 || set.densities.size() == n, function, name,
+      sphad::detail::concat("densities has ", set.densities.size(), " entries, positions ", n));
+  SPHAD_REQUIRE(
+      set.volumes.size() == 0 || set.volumes.size() == n, function, name,
+      sphad::detail::concat("volumes has ", set.volumes.size(), " entries, positions ", n));
 }
 
 /// The correction states must cover the query (CRK, renormalization) and both sets (grad-h);
@@ -74,29 +75,31 @@ void validate_corrections(const Corrections<CRKType, RenormalizationType, GradHT
   const std::int64_t nq = queries.size();
   const std::int64_t nr = references.size();
   if constexpr (!std::is_same_v<CRKType, NoCRK>) {
-    SPHAD_REQUIRE(primal_view(queries.positions).data == primal_view(references.positions).data ||
-                      references.volumes.size > 0,
+    SPHAD_REQUIRE(primal_view(queries.positions).data() ==
+                          primal_view(references.positions).data() ||
+                      references.volumes.size() > 0,
                   function, "corrections.crk",
                   "CRK factors describe one particle set; with a distinct reference set pass the "
                   "references' volumes");
-    const bool complete = c.crk.a.size == nq && c.crk.b.size == nq && c.crk.grad_a.size == nq &&
-                          c.crk.grad_b.size == nq;
+    const bool complete = c.crk.a.size() == nq && c.crk.b.size() == nq &&
+                          c.crk.grad_a.size() == nq && c.crk.grad_b.size() == nq;
     SPHAD_REQUIRE(complete, function, "corrections.crk",
                   sphad::detail::concat("A, B, grad A and grad B need one entry per query (got ",
-                                        c.crk.a.size, ", ", c.crk.b.size, ", ", c.crk.grad_a.size,
-                                        ", ", c.crk.grad_b.size, " for ", nq, ")"));
+                                        c.crk.a.size(), ", ", c.crk.b.size(), ", ",
+                                        c.crk.grad_a.size(), ", ", c.crk.grad_b.size(), " for ", nq,
+                                        ")"));
   }
   if constexpr (!std::is_same_v<RenormalizationType, NoRenormalization>) {
-    SPHAD_REQUIRE(c.renormalization.matrices.size == nq, function, "corrections.renormalization",
+    SPHAD_REQUIRE(c.renormalization.matrices.size() == nq, function, "corrections.renormalization",
                   sphad::detail::concat("needs one matrix per query (got ",
-                                        c.renormalization.matrices.size, " for ", nq, ")"));
+                                        c.renormalization.matrices.size(), " for ", nq, ")"));
   }
   if constexpr (!std::is_same_v<GradHType, NoGradH>) {
-    SPHAD_REQUIRE(c.grad_h.query_omegas.size == nq && c.grad_h.reference_omegas.size == nr,
+    SPHAD_REQUIRE(c.grad_h.query_omegas.size() == nq && c.grad_h.reference_omegas.size() == nr,
                   function, "corrections.grad_h",
                   sphad::detail::concat("needs one omega per query and per reference (got ",
-                                        c.grad_h.query_omegas.size, " and ",
-                                        c.grad_h.reference_omegas.size, " for ", nq, " and ", nr,
+                                        c.grad_h.query_omegas.size(), " and ",
+                                        c.grad_h.reference_omegas.size(), " for ", nq, " and ", nr,
                                         ")"));
   }
 }
@@ -124,11 +127,11 @@ R validate_call(const Queries& queries,
   validate_domain(domain, function, "domain");
   validate_corrections(corrections, queries, references, function);
   if constexpr (Op::needs_values) {
-    SPHAD_REQUIRE(query_values.size == queries.size(), function, "query_values",
-                  sphad::detail::concat("has ", query_values.size, " entries for ", queries.size(),
-                                        " queries"));
-    SPHAD_REQUIRE(reference_values.size == references.size(), function, "reference_values",
-                  sphad::detail::concat("has ", reference_values.size, " entries for ",
+    SPHAD_REQUIRE(query_values.size() == queries.size(), function, "query_values",
+                  sphad::detail::concat("has ", query_values.size(), " entries for ",
+                                        queries.size(), " queries"));
+    SPHAD_REQUIRE(reference_values.size() == references.size(), function, "reference_values",
+                  sphad::detail::concat("has ", reference_values.size(), " entries for ",
                                         references.size(), " references"));
   }
   bool known = false;
@@ -192,9 +195,9 @@ check_particle_values(const Exec&, const Set&, const char*, const char*) {
 template <class Queries, class References>
 bool same_set(const Queries& queries, const References& references) {
   const auto same = [](const void* a, const void* b) { return a == b; };
-  return same(primal_view(queries.positions).data, primal_view(references.positions).data) &&
-         same(primal_view(queries.supports).data, primal_view(references.supports).data) &&
-         queries.kinds.data == references.kinds.data && queries.size() == references.size();
+  return same(primal_view(queries.positions).data(), primal_view(references.positions).data()) &&
+         same(primal_view(queries.supports).data(), primal_view(references.supports).data()) &&
+         queries.kinds.data() == references.kinds.data() && queries.size() == references.size();
 }
 
 /// The neighbours of each query: the rows of a list, checked against both sets and the

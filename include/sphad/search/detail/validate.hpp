@@ -18,14 +18,14 @@ namespace sphad::search::detail {
 template <int D, class T>
 void validate_sizes(const SearchPoints<D, T>& points, const char* function, const char* name) {
   SPHAD_REQUIRE(
-      points.positions.size >= 0, function, name,
-      sphad::detail::concat("has a negative size (got ", points.positions.size, " positions)"));
-  SPHAD_REQUIRE(points.supports.size == points.positions.size, function, name,
-                sphad::detail::concat("has ", points.positions.size, " positions but ",
-                                      points.supports.size, " supports"));
-  SPHAD_REQUIRE(
-      points.positions.size <= 0x7fffffff, function, name,
-      sphad::detail::concat("too many points for int32 indices (got ", points.positions.size, ")"));
+      points.positions.size() >= 0, function, name,
+      sphad::detail::concat("has a negative size (got ", points.positions.size(), " positions)"));
+  SPHAD_REQUIRE(points.supports.size() == points.positions.size(), function, name,
+                sphad::detail::concat("has ", points.positions.size(), " positions but ",
+                                      points.supports.size(), " supports"));
+  SPHAD_REQUIRE(points.positions.size() <= 0x7fffffff, function, name,
+                sphad::detail::concat("too many points for int32 indices (got ",
+                                      points.positions.size(), ")"));
 }
 
 /// Host memory only: every coordinate and support finite, supports ≥ 0 and, when the caller
@@ -62,8 +62,11 @@ void validate_values(const Exec&, const SearchPoints<D, T>&, T, const char*, con
 /// reduction read back on CUDA).
 template <int D, class T, class Exec>
 T largest_support(const Exec& exec, const SearchPoints<D, T>& points, T given) {
+  if (given >= T(0)) {
+    return given;
+  }
   // host sync: only when the caller gives no max_support (documented in SearchOptions)
-  return given >= T(0) ? given : exec::reduce_max(exec, points.supports.data, points.size(), T(0));
+  return exec::reduce_max(exec, points.supports.data(), points.size(), T(0));
 }
 
 /// On periodic axes the search radius (plus skin) must stay below half the period, so that a
