@@ -114,10 +114,20 @@ template <class Op,
           class Corr = Uncorrected>
 using output_of_t =
     detail::output_of_t<Op, Queries, References, QueryValues, ReferenceValues, Corr>;
+namespace detail {
+/// No member unless Corr is an `ops::Corrections` (so the overloads without value arguments
+/// drop out of other calls).
+template <class Op, class Queries, class References, class Corr, bool = is_corrections_v<Corr>>
+struct FieldlessOutput {};
+template <class Op, class Queries, class References, class Corr>
+struct FieldlessOutput<Op, Queries, References, Corr, true> {
+  using type = output_of_t<Op, Queries, References, Span<const NoField>, Span<const NoField>, Corr>;
+};
+} // namespace detail
+
 /// What each query gets from an operator without fields (Density, Covariance).
 template <class Op, class Queries, class References, class Corr = Uncorrected>
-using fieldless_output_t =
-    output_of_t<Op, Queries, References, Span<const NoField>, Span<const NoField>, Corr>;
+using fieldless_output_t = typename detail::FieldlessOutput<Op, Queries, References, Corr>::type;
 } // namespace ops
 
 /// Evaluates operator `Op` at every query particle, writing one output per query into caller

@@ -30,6 +30,8 @@ SPHAD_HOST_DEVICE SPHAD_INLINE auto value_part(const X& x) {
         [&](int r, int c) { return value_part(x(r, c)); });
   } else if constexpr (is_dual_v<X>) {
     return x.value;
+  } else if constexpr (std::is_floating_point_v<X>) {
+    return x; // a call without tangents (rejected by jvp_into's assertion, after overloading)
   } else {
     using L = Leaves<X>;
     typename L::template rebind<decltype(value_part(std::declval<scalar_of_t<X>>()))> out{};
@@ -74,15 +76,25 @@ struct StoreSplit {
   }
 };
 
-/// The primal output type and tangent count of a JVP call.
+/// The primal output type and tangent count of a JVP call (`jvp_into` asserts that some input
+/// carries tangents; the type itself is formed for any call, so overload resolution can ask).
 template <class Op, class Queries, class References, class QV, class RV, class Corr>
 struct JVPTypes {
   using output = output_of_t<Op, Queries, References, QV, RV, Corr>;
-  static_assert(is_dual_v<scalar_of_t<output>>,
-                "sphad::jvp: no input carries tangents; give at least one input a DualView "
-                "(with_tangents) or Dual elements, or call apply");
+  static constexpr bool has_tangents = is_dual_v<scalar_of_t<output>>;
   static constexpr int directions = tangent_count_v<scalar_of_t<output>>;
   using primal = typename StoreSplit<output, directions>::Primal;
+};
+
+/// The primal output of a JVP of an operator without fields; no member unless Corr is an
+/// `ops::Corrections` (so the overloads without value arguments drop out of other calls).
+template <class Op, class Queries, class References, class Corr, bool = is_corrections_v<Corr>>
+struct FieldlessJVPPrimal {};
+template <class Op, class Queries, class References, class Corr>
+struct FieldlessJVPPrimal<Op, Queries, References, Corr, true> {
+  using type =
+      typename JVPTypes<Op, Queries, References, Span<const NoField>, Span<const NoField>, Corr>::
+          primal;
 };
 
 } // namespace ops::detail
@@ -97,6 +109,10 @@ template <class Op,
           class Corr = Uncorrected>
 using jvp_primal_t =
     typename detail::JVPTypes<Op, Queries, References, QueryValues, ReferenceValues, Corr>::primal;
+/// The primal output element of a JVP call of an operator without fields (Density, Covariance).
+template <class Op, class Queries, class References, class Corr = Uncorrected>
+using fieldless_jvp_primal_t =
+    typename detail::FieldlessJVPPrimal<Op, Queries, References, Corr>::type;
 } // namespace ops
 
 /// The primal output [Nq] and the N tangent outputs [N · Nq] (direction k at k · Nq) of a JVP.
@@ -137,6 +153,9 @@ void jvp_into(
     const Corr& corrections = {}) {
   constexpr const char* function = "jvp";
   using Types = ops::detail::JVPTypes<Op, Queries, References, QueryValues, ReferenceValues, Corr>;
+  static_assert(Types::has_tangents,
+                "sphad::jvp: no input carries tangents; give at least one input a DualView "
+                "(with_tangents) or Dual elements, or call apply");
   const std::int64_t n = queries.size();
   SPHAD_REQUIRE(primal.size() == n, function, "primal",
                 sphad::detail::concat("has ", primal.size(), " entries for ", n, " queries"));
@@ -194,18 +213,8 @@ void jvp_into(const Exec& exec,
               const References& references,
               const Domain<Queries::dim, typename Queries::primal_scalar>& domain,
               const Adjacency& adjacency,
-              Span<ops::jvp_primal_t<Op,
-                                     Queries,
-                                     References,
-                                     Span<const ops::NoField>,
-                                     Span<const ops::NoField>,
-                                     Corr>> primal,
-              Span<ops::jvp_primal_t<Op,
-                                     Queries,
-                                     References,
-                                     Span<const ops::NoField>,
-                                     Span<const ops::NoField>,
-                                     Corr>> tangents,
+              Span<ops::fieldless_jvp_primal_t<Op, Queries, References, Corr>> primal,
+              Span<ops::fieldless_jvp_primal_t<Op, Queries, References, Corr>> tangents,
               const ApplyOptions<typename Queries::primal_scalar>& options = {},
               const Corr& corrections = {}) {
   jvp_into<Op>(exec, queries, references, domain, adjacency, Span<const ops::NoField>{},
