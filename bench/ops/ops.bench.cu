@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Operators and reverse mode on the CUDA space: the primal Density, Gradient and Laplacian over
-// a neighbour list (architecture §5: Density's bytes per pair against the memory roofline),
+// a neighbour list (the target: Density's bytes per pair against the memory roofline),
 // the full reverse gradient of Density and Gradient beside their primal, and the host cost of
 // one call (what the caller's thread spends enqueueing it). The particles are the operator
 // benchmarks' (random points in the periodic unit box, ~50 neighbours each), sorted by cell
@@ -56,7 +56,7 @@ struct DeviceCase {
 enum Which { density, gradient, laplacian };
 
 /// Bytes one Density pass must move at least: each pair's int32 index, and per particle its
-/// position, support and mass read once, the output written once (the roofline of §5).
+/// position, support and mass read once, the output written once (the roofline).
 template <int D, class T>
 double density_bytes(std::int64_t n, std::int64_t pairs) {
   return 4.0 * double(pairs) + double(n) * double(sizeof(Vec<T, D>) + 3 * sizeof(T));

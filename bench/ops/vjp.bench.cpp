@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Reverse mode (issue #8), architecture §5 ratios side by side: the plain `apply`, `record` with
+// Reverse mode (issue #8), the target ratios side by side: the plain `apply`, `record` with
 // no Variable (nothing to record), the Density position HVP, the full gradient — `record` of one
 // launch plus the backward sweep with positions, supports, masses (and for the field operators
 // densities and values) all Variables — and the backward sweep alone (one recording, swept every

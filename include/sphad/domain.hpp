@@ -19,7 +19,7 @@ namespace sphad {
 /// L = max − min; positions may be unwrapped by any number of periods. On non-periodic axes the
 /// bounds only lay out the search grid: particles outside them are still found (they share the
 /// boundary cells), so a box that covers the particles keeps searches fast. Never
-/// differentiable (decision A2).
+/// differentiable: the bounds are plain float or double.
 template <int D, class T>
 struct Domain {
   static_assert(D >= 1 && D <= 3, "sphad::Domain: the dimension D must be 1, 2 or 3");

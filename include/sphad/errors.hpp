@@ -13,7 +13,7 @@
 
 namespace sphad {
 
-/// Bad user input, detected on the host before any work is launched (decision O6). The message
+/// Bad user input, detected on the host before any work is launched. The message
 /// reads ``sphad::<function>: argument `<name>`: <problem>``.
 class InvalidArgument : public std::invalid_argument {
 public:

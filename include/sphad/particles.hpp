@@ -12,7 +12,7 @@
 
 /// \file
 /// \brief `ParticleSet<D, T, ...>`: non-owning views of a solver's particle arrays; particle kinds
-/// and the operation directions that filter pairs by kind (ref-operators.md §2.1, §3.2).
+/// and the operation directions that filter pairs by kind.
 
 namespace sphad {
 
@@ -20,8 +20,9 @@ namespace sphad {
 enum class ParticleKind : std::int32_t { Fluid = 0, Boundary = 1, Ghost = 2, Other = 3 };
 
 /// Which (query, reference) kinds an operator sums over, named SOURCE-To-TARGET (the reference j
-/// is the source, the query i the target); the reference's values (decision K4 spells value 0
-/// `TrueAllToAll`). Default AllToAll: every query kind, every reference kind but Ghost.
+/// is the source, the query i the target), with the reference's integer values (its value 0,
+/// `TrueAllToToAll`, is spelled `TrueAllToAll`). Default AllToAll: every query kind, every
+/// reference kind but Ghost.
 enum class OperationDirection : int {
   TrueAllToAll = 0, ///< no filtering at all, ghosts included
   FluidToFluid = 1,
@@ -61,7 +62,7 @@ constexpr std::uint32_t any_kind = fluid | boundary | ghost | other;
 constexpr std::uint32_t not_ghost = fluid | boundary | other;
 } // namespace detail
 
-/// The kind filter of a direction (ref-operators §3.2); the one table of directions. Returns
+/// The kind filter of a direction; the one table of directions. Returns
 /// `false` in `known` for a value that is no direction.
 constexpr KindFilter kind_filter(OperationDirection direction, bool* known = nullptr) {
   using detail::any_kind, detail::boundary, detail::fluid, detail::ghost, detail::not_ghost;
@@ -94,8 +95,8 @@ constexpr KindFilter kind_filter(OperationDirection direction, bool* known = nul
 /// carries tangents). Each floating field's view type is a template parameter, so one field can
 /// carry tangents while the others stay plain: `with_positions(with_tangents(x, dx))` replaces
 /// the positions' view by a `DualView` that pairs the primal array with tangent arrays. Which
-/// inputs carry tangents is a compile-time fact of the set's type (architecture §3); kinds never
-/// do (decision A2).
+/// inputs carry tangents is a compile-time fact of the set's type; kinds never do (giving them
+/// tangents does not compile).
 /// @tparam T  the scalar of the primal arrays (what the search and the domain use).
 template <int D,
           class T,

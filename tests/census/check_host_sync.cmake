@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # cmake -DINCLUDE_DIR=... -P check_host_sync.cmake
-# The no-host-sync census (architecture §4): every line of include/ that synchronizes with the
+# The no-host-sync census: every line of include/ that synchronizes with the
 # device or reads device memory back — cudaStreamSynchronize, cudaDeviceSynchronize, blocking
 # cudaMemcpy, cudaMalloc, device-to-host copies, sphad's own to_host/reduce_max — must carry, on
 # that line or the one above, a `// host sync: <why>` comment. Anything else fails the test.

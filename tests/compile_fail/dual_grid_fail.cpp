@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Decision A2: search grids carry no tangents.
+// Search grids carry no tangents.
 // expect: "sphad::search::HashGrid: a search grid is plain float or double (never dual"
 #include <sphad/ad/dual.hpp>
 #include <sphad/exec/host.hpp>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Decision A2: kinds (and neighbour indices, integers too) carry no tangents: pairing an integer
+// Kinds (and neighbour indices, integers too) carry no tangents: pairing an integer
 // array with tangent arrays does not compile.
 // expect: "sphad::DualView: only floating-point arrays carry tangents"
 #include <sphad/particles.hpp>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Decision A2: kinds (and neighbour indices, grids, domains) are never differentiable: tracking
+// Kinds (and neighbour indices, grids, domains) are never differentiable: tracking
 // an integer array for reverse mode does not compile.
 // expect: "sphad::Variable: only arrays of float or double"
 #include <sphad/ad/tape.hpp>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The correction pipelines (ref-corrections §2–4, decisions C1–C5): CRK factors, renormalization
-// matrices and Ω, and the operators they correct.
+// The correction pipelines: CRK factors, renormalization matrices and Ω, and the operators they
+// correct.
 #include <sphad/corrections.hpp>
 #include <sphad/ops.hpp>
 #include <sphad/search.hpp>
@@ -108,7 +108,7 @@ void check_crk_reproduces_linear_fields(int nx) {
 } // namespace
 
 TEST_CASE("corrections: CRK reproduces constants, linear fields and their gradients "
-          "everywhere (C1)",
+          "everywhere",
           "[corrections][crk]") {
   check_crk_reproduces_linear_fields<1>(40);
   check_crk_reproduces_linear_fields<2>(16);
@@ -116,7 +116,7 @@ TEST_CASE("corrections: CRK reproduces constants, linear fields and their gradie
 }
 
 TEST_CASE("corrections: grad A and grad B are the query-position derivatives of A and B "
-          "(C1 layout)",
+          "(derivative-first)",
           "[corrections][crk]") {
   const Open<2> c(12, 30);
   const exec::host ex;
@@ -161,7 +161,7 @@ TEST_CASE("corrections: grad A and grad B are the query-position derivatives of 
 }
 
 TEST_CASE("corrections: on a uniform periodic lattice CRK is the identity and its density the "
-          "SPH density (T6)",
+          "SPH density",
           "[corrections][crk]") {
   const auto p = test::lattice<2, double>(20, 30);
   const Domain<2, double> domain{{-1, -1}, {1, 1}, {true, true}};
@@ -178,10 +178,10 @@ TEST_CASE("corrections: on a uniform periodic lattice CRK is the identity and it
 }
 
 TEST_CASE("corrections: the limiter gives the identity, finite, for isolated and collinear "
-          "particles, and is scale-free (C2)",
+          "particles, and is scale-free",
           "[corrections][crk]") {
   const exec::host ex;
-  SECTION("an isolated 1D particle (T7)") {
+  SECTION("an isolated 1D particle") {
     test::Particles<1, double> p;
     p.add({0.0}, 1.0, 2.0);
     const Domain<1, double> domain{{-5}, {5}, {false}};
@@ -232,7 +232,7 @@ TEST_CASE("corrections: the limiter gives the identity, finite, for isolated and
   }
 }
 
-TEST_CASE("corrections: a ghost-only neighbourhood has volume 0 and CRK density 0 (C3)",
+TEST_CASE("corrections: a ghost-only neighbourhood has volume 0 and CRK density 0",
           "[corrections][crk]") {
   test::Particles<2, double> p;
   p.add({0.0, 0.0}, 0.5, 1.0, 1.0, std::int32_t(ParticleKind::Ghost));
@@ -289,8 +289,7 @@ TEST_CASE("corrections: renormalized Difference gradients of linear fields are e
   CHECK(asymmetry > 1e-6);
 }
 
-TEST_CASE("corrections: renormalization falls back to the identity below D + 2 neighbours "
-          "(T12)",
+TEST_CASE("corrections: renormalization falls back to the identity below D + 2 neighbours",
           "[corrections][renormalization]") {
   using C = ops::CovarianceResult<double, 2>;
   const Mat<double, 2, 2> m{2.0, 0.5, 0.25, 1.0};
@@ -348,7 +347,7 @@ TEST_CASE("corrections: Omega equals its brute-force sum, and the sum is dρ/dh"
 TEST_CASE("corrections: grid traversal equals the list bitwise, and runtime kernels equal the "
           "compile-time ones",
           "[corrections]") {
-  // T8: 7 equispaced particles on [−1, 1], h = 2.5 spacings: no rejected rows.
+  // 7 equispaced particles on [−1, 1], h = 2.5 spacings: no rejected rows.
   test::Particles<1, double> p;
   for (int k = 0; k < 7; ++k) {
     p.add({-1.0 + k / 3.0}, 2.5 / 3.0, 1.0 / 3.0);
@@ -425,7 +424,7 @@ TEST_CASE("corrections: bad calls are rejected before any work, naming the argum
                                                                              c.domain, c.list),
                     Catch::Contains("corrections::compute_crk_factors: argument `kernel`: Poly6 is "
                                     "not in the kernel list"));
-  // C4: a CRK state of one set used against another set needs the references' volumes.
+  // A CRK state of one set used against another set needs the references' volumes.
   const auto factors = corrections::compute_crk_factors<K>(ex, s, c.domain, c.list);
   const auto other = c.p;
   std::vector<double> f(static_cast<std::size_t>(n), 1.0);

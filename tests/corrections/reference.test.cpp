@@ -6,12 +6,12 @@
 // renormalized Gradient. Everything must agree to 1e-10 relative to the largest magnitude of the
 // output.
 //
-// Binding decisions where sphad deviates from the reference, and why they do not show here:
-// - C2 (CRK limiter): sphad rejects a row when fewer than 2 pairs have W > 0 or det M ≤
+// Where sphad deviates from the reference, and why it does not show here:
+// - The CRK limiter: sphad rejects a row when fewer than 2 pairs have W > 0 or det M ≤
 //   1e-12 (tr M / D)^D (scale-free); the reference when fewer than 2 list entries or
 //   |det M| < 1e-14. In this case neither rejects any row (checked below), so the factors are
 //   compared directly.
-// - K6 (renormalization): sphad's L = pinv(Cᵀ) (SVD), the reference's 2D path inverts the
+// - Renormalization: sphad's L = pinv(Cᵀ) (SVD), the reference's 2D path inverts the
 //   symmetrized C in closed form. Without CRK the covariance is symmetric up to rounding, so
 //   both agree to rounding.
 #include <sphad/corrections.hpp>
@@ -72,10 +72,10 @@ void compare_corrections(const test::reference::Inputs& in, const std::string& k
     CHECK(error <= 1e-10);
   };
 
-  // CRK factors (C1–C4) on the set with the SuperSymmetric list, as computeCRKFactors.
+  // CRK factors on the set with the SuperSymmetric list, as computeCRKFactors.
   const auto crk = corrections::compute_crk_factors<K>(ex, s, domain, list);
   {
-    INFO(kernel << ": rows rejected by the CRK limiters (C2 vs the reference's)");
+    INFO(kernel << ": rows rejected by the CRK limiters (sphad's vs the reference's)");
     CHECK(identity_rows(crk) == 0);
     CHECK(reference_identity_rows(kernel) == 0);
   }
@@ -100,11 +100,11 @@ void compare_corrections(const test::reference::Inputs& in, const std::string& k
                                                          ApplyOptions<double>{}, with_crk),
                                                      kernel + "_Gradient_CRK_Naive_Scatter.txt"));
 
-  // Renormalization (C3, K6): Gather covariance with m_j/ρ_j, no CRK; then the renormalized
+  // Renormalization: Gather covariance with m_j/ρ_j, no CRK; then the renormalized
   // Difference Gradient.
   const auto renorm = corrections::compute_renormalization<K, S::Gather>(ex, s, s, domain, list);
   check("Renorm_C", relative_error(renorm.covariances, kernel + "_Renorm_C.txt"));
-  // K6: sphad's pinv(Cᵀ) against the reference's inverse of the symmetrized C (see the top).
+  // sphad's pinv(Cᵀ) against the reference's inverse of the symmetrized C (see the top).
   check("Renorm_L", relative_error(renorm.matrices, kernel + "_Renorm_L.txt"));
   const ops::Corrections<ops::NoCRK, ops::Renormalization<2, double>> with_renorm{
       {}, renorm.state(), {}};

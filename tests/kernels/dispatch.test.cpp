@@ -70,7 +70,7 @@ TEST_CASE("kernels: support radius and neighbour count helpers", "[kernels][prop
         Approx(0.2).epsilon(1e-14));
   CHECK(kernels::normalization(KernelId::Wendland4, 2) == Approx(9 / pi_v<double>).epsilon(1e-15));
   CHECK(kernels::normalization(KernelId::ViscosityKernel, 2) ==
-        Approx(10 / (3 * pi_v<double>)).epsilon(1e-15)); // K2
+        Approx(10 / (3 * pi_v<double>)).epsilon(1e-15)); // normalizing
 }
 
 TEST_CASE("kernels: property helpers reject bad arguments", "[kernels][properties][errors]") {

@@ -137,7 +137,7 @@ TEST_CASE("kernels: every derivative equals the dual-number derivative of W", "[
 
 TEST_CASE("kernels: at r = 0 the gradient vanishes and the Hessian is C_d k''(0) h^-(D+2) I",
           "[kernels][self]") {
-  // ref-kernels §14.2 (h = 1): W2 −15 / −44.5633840657307 / −66.8450760985961, etc.
+  // Self-pair values (h = 1): W2 −15 / −44.5633840657307 / −66.8450760985961, etc.
   const double expected[3][3] = {{-15, -44.5633840657307, -66.8450760985961},
                                  {-16, -21.8269636240314, -30.5577490736439},
                                  {-6.5625, -7.63943726841098, -9.40008882636507}};
@@ -148,7 +148,7 @@ TEST_CASE("kernels: at r = 0 the gradient vanishes and the Hessian is C_d k''(0)
     CHECK(near(kernels::hessian<kernels::CubicSpline>(zero, 1.0)(D - 1, D - 1), expected[1][D - 1],
                1e-12));
     CHECK(near(kernels::hessian<kernels::Poly6>(zero, 1.0)(0, 0), expected[2][D - 1], 1e-12));
-    // ∂W/∂h at the self pair is −D W(0)/h (§14.2).
+    // ∂W/∂h at the self pair is −D W(0)/h.
     CHECK(near(kernels::value_dh<kernels::Wendland2>(zero, 1.0),
                -D * kernels::value<kernels::Wendland2>(zero, 1.0), 1e-14));
     test::for_each_kernel([&](auto kernel) {
@@ -162,13 +162,13 @@ TEST_CASE("kernels: at r = 0 the gradient vanishes and the Hessian is C_d k''(0)
       const double diagonal = K::center == kernels::Center::smooth
                                   ? K::template normalization<D, double>() *
                                         K::template d2k<D>(0.0) / std::pow(h, D + 2)
-                                  : 0.0; // A5: a cusp or singular centre has no finite Hessian
+                                  : 0.0; // 0: a cusp or singular centre has no finite Hessian
       for (int a = 0; a < D; ++a) {
         for (int b = 0; b < D; ++b) {
           CHECK(near(hess(a, b), a == b ? diagonal : 0.0, 1e-14));
         }
       }
-      // Coincident distinct particles (A5): the tangent of ∇W is H(0) applied to the tangent.
+      // Coincident distinct particles: the tangent of ∇W is H(0) applied to the tangent.
       Vec<Dual<double, 1>, D> moving{};
       for (int a = 0; a < D; ++a) {
         moving[a] = Dual<double, 1>(0.0, {0.25 * (a + 1)});

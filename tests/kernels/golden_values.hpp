@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
-// Golden values of the smoothing kernels, transcribed from the specification
-// (ref-kernels.md §2.16, §2.17, §4, §9, §14.3; computed there in float64 from the formulas).
+// Golden values of the smoothing kernels, transcribed from the specification (computed there in
+// float64 from the formulas).
 #pragma once
 
 #include <sphad/kernels/kernel_id.hpp>
 
 namespace sphad::test::golden {
 
-/// Shape ladder k, k', k'', k''' at q (§2.17); dim 0 means any dimension, dim 2 also 3.
+/// Shape ladder k, k', k'', k''' at q; dim 0 means any dimension, dim 2 also 3.
 struct LadderRow {
   KernelId kernel;
   int dim;
@@ -123,7 +123,7 @@ inline constexpr LadderRow ladder[] = {
     {KernelId::HOCT4, 0, 1.0, 0.0, 0.0, 0.0, 0.0},
 };
 
-/// Per kernel and dimension (§2.16): W(0, h = 1), kernelScale, packingRatio, ξ, N_H.
+/// Per kernel and dimension: W(0, h = 1), kernelScale, packingRatio, ξ, N_H.
 struct ConstantsRow {
   KernelId kernel;
   int dim;
@@ -177,7 +177,7 @@ inline constexpr ConstantsRow constants[] = {
     {KernelId::HOCT4, 3, 6.39138489261287, 2.18968441, 2.158, 4.725339, 441.965},
 };
 
-/// Generic points (§14.3): x and h per dimension, then W, ∇W, ∂W/∂h, ∂∇W/∂h, ∇²W, Hessian.
+/// Generic points: x and h per dimension, then W, ∇W, ∂W/∂h, ∂∇W/∂h, ∇²W, Hessian.
 struct PointRow {
   KernelId kernel;
   int dim;
@@ -488,7 +488,7 @@ inline constexpr PointRow points[] = {
       44.6665904917, 89.3331809833, 95.4565446736}},
 };
 
-/// Lattice density L(n_h) by shells (§9), at n_h = 2, 3, 3.7, 4, 4.7, 5.
+/// Lattice density L(n_h) by shells, at n_h = 2, 3, 3.7, 4, 4.7, 5.
 inline constexpr double lattice_n_h[6] = {2, 3, 3.7, 4, 4.7, 5};
 struct LatticeRow {
   KernelId kernel;

@@ -51,7 +51,7 @@ double lattice_node_density(double n_h, double factor) {
 }
 } // namespace
 
-TEST_CASE("kernels::lattice_density_factor: a calibrated lattice density is exactly 1 (K7)",
+TEST_CASE("kernels::lattice_density_factor: a calibrated lattice density is exactly 1",
           "[kernels][lattice]") {
   const auto check = [](auto kernel, auto d) {
     using K = decltype(kernel);

@@ -37,7 +37,7 @@ TEST_CASE("kernels: shape ladders reproduce the golden values", "[kernels][golde
       const Ladder got =
           kernels::dispatch(row.kernel, [&](auto k) { return ladder<decltype(k)>(dim, row.q); });
       INFO(kernels::kernel_name(row.kernel) << " d = " << dim << " q = " << row.q);
-      // Entries that are mathematically 0 evaluate to round-off (≤ 1e-13 at q = 0, §2.17).
+      // Entries that are mathematically 0 evaluate to round-off (≤ 1e-13 at q = 0).
       CHECK(near(got.k, row.k, 1e-12, 1e-13));
       CHECK(near(got.dk, row.dk, 1e-12, 1e-13));
       CHECK(near(got.d2k, row.d2k, 1e-12, 1e-13));

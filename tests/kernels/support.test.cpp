@@ -14,7 +14,7 @@ using K = kernels::Wendland2;
 using S = SupportScheme;
 
 namespace {
-// The worked example of ref-kernels §4: Wendland2, 2D, x_ij = (0.3, 0.4), h_i = 0.8, h_j = 1.2.
+// The worked example of the schemes: Wendland2, 2D, x_ij = (0.3, 0.4), h_i = 0.8, h_j = 1.2.
 const Vec<double, 2> x_ij{0.3, 0.4};
 constexpr double h_i = 0.8, h_j = 1.2;
 
@@ -23,8 +23,8 @@ struct Expected {
   double dw, dgradient[2], dlaplacian;          // along dx = (0.01, −0.02), dh = (0.1, −0.05)
 };
 
-// Rows of §4. KernelMeanSymmetric follows decision K3: its Laplacian and Hessian are the
-// averages (the SuperSymmetric values), not the reference's max-h ones.
+// The example's rows. Under KernelMeanSymmetric every kernel quantity is averaged: its Laplacian
+// and Hessian are the averages (the SuperSymmetric values), not the reference's max-h ones.
 constexpr Expected gather{0.240969073918, {-1.72120767084, -2.29494356112},
                           17.2120767084,  {4.58988712225, 13.7696613667, 12.6221895862},
                           0.147736991747, {-0.444645314968, -0.401615123197},
@@ -70,7 +70,7 @@ void check_scheme(const Expected& e) {
 }
 } // namespace
 
-TEST_CASE("kernels: every support scheme reproduces the worked example (K3, K4)",
+TEST_CASE("kernels: every support scheme reproduces the worked example",
           "[kernels][support][golden]") {
   check_scheme<S::Gather>(gather);
   check_scheme<S::Scatter>(scatter);
@@ -80,7 +80,7 @@ TEST_CASE("kernels: every support scheme reproduces the worked example (K3, K4)"
   check_scheme<S::PartialSymmetric>(scatter); // max(h_i, h_j) = h_j here
 }
 
-TEST_CASE("kernels: pair support rules and the max tie rule (A3)", "[kernels][support]") {
+TEST_CASE("kernels: pair support rules and the max tie rule", "[kernels][support]") {
   CHECK(kernels::pair_support<S::Gather>(0.8, 1.2) == 0.8);
   CHECK(kernels::pair_support<S::Scatter>(0.8, 1.2) == 1.2);
   CHECK(kernels::pair_support<S::MeanSymmetric>(0.8, 1.2) == 1.0);
@@ -99,7 +99,7 @@ TEST_CASE("kernels: pair support rules and the max tie rule (A3)", "[kernels][su
   STATIC_REQUIRE(!kernels::averages_evaluations_v<S::PartialSymmetric>);
 }
 
-TEST_CASE("kernels: under every scheme the gradient and Hessian are derivatives of W_ij (K3)",
+TEST_CASE("kernels: under every scheme the gradient and Hessian are derivatives of W_ij",
           "[kernels][support][grad]") {
   using D3 = Dual<double, 3>;
   const auto check = [](auto scheme) {

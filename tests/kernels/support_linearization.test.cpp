@@ -26,7 +26,7 @@ TEST_CASE(
     "transposed dual Jacobians, under every scheme (" SPHAD_TEST_STRING(SPHAD_KERNELS_DIM) "D)",
     "[kernels][support][grad]") {
   // Directions x_ij (D), h_i, h_j; cotangents w̄ and Ḡ random. Pairs inside one or both
-  // supports, outside both, and coincident (r = 0, decision A5).
+  // supports, outside both, and coincident (r = 0).
   auto rng = test::rng(29);
   test::for_each_kernel([&](auto kernel) {
     using K = decltype(kernel);

@@ -48,7 +48,7 @@ TEST_CASE("math::minimum_image: a separation of exactly half a period maps to -L
   CHECK(e[0] == -0.5);
 }
 
-TEST_CASE("math::minimum_image: the tangent is the plain difference's tangent (A3)",
+TEST_CASE("math::minimum_image: the tangent is the plain difference's tangent",
           "[math][periodic]") {
   using D2 = Dual<double, 2>;
   const Vec<D2, 2> x_ij{D2(3.7, {1.0, 0.5}), D2(-0.2, {-2.0, 4.0})};

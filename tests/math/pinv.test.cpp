@@ -73,9 +73,9 @@ TEMPLATE_TEST_CASE_SIG("math::pinv: Moore-Penrose conditions hold for rank-defic
   }
 }
 
-TEST_CASE("math::pinv: known cases, including the K6 cutoff", "[math][pinv]") {
+TEST_CASE("math::pinv: known cases, including the relative cutoff", "[math][pinv]") {
   CHECK(pinv(Mat<double, 1, 1>{2.0})(0, 0) == 0.5);
-  CHECK(pinv(Mat<double, 1, 1>{-4.0})(0, 0) == -0.25); // no sign test (K6)
+  CHECK(pinv(Mat<double, 1, 1>{-4.0})(0, 0) == -0.25); // no sign test
   CHECK(pinv(Mat<double, 1, 1>{0.0})(0, 0) == 0.0);
   CHECK(pinv(Mat<double, 1, 1>{1e-11})(0, 0) == Approx(1e11)); // relative cutoff only
   CHECK(pinv(Mat<double, 2, 2>{}) == Mat<double, 2, 2>{});
@@ -87,7 +87,7 @@ TEST_CASE("math::pinv: known cases, including the K6 cutoff", "[math][pinv]") {
       CHECK(ones(i, j) == Approx(0.25).epsilon(1e-14));
     }
   }
-  // No symmetrization (K6): the plain inverse of the non-symmetric matrix.
+  // No symmetrization: the plain inverse of the non-symmetric matrix.
   const auto ns = pinv(Mat<double, 2, 2>{3, 0.4, 0.6, 1});
   CHECK(ns(0, 0) == Approx(1.0 / 2.76).epsilon(1e-14));
   CHECK(ns(0, 1) == Approx(-0.4 / 2.76).epsilon(1e-14));

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The correction hooks of the operators (ref-operators §3.6, decisions C1, O4): the states are
-// supplied here by hand; computing them is the corrections layer's job.
+// The correction hooks of the operators: the states are supplied here by hand; computing them is
+// the corrections layer's job.
 #include <sphad/math/pinv.hpp>
 #include <sphad/ops.hpp>
 #include <sphad/search.hpp>
@@ -92,7 +92,7 @@ TEST_CASE("ops: the identity CRK state leaves every operator unchanged", "[ops][
   CHECK(equal);
 }
 
-TEST_CASE("ops: with CRK the self pair's gradient term is A W(0) B + W(0) grad A (§5)",
+TEST_CASE("ops: with CRK the self pair's gradient term is A W(0) B + W(0) grad A",
           "[ops][corrections]") {
   test::Particles<2, double> p;
   p.add({0.1, 0.2}, 0.5, 2.0, 4.0); // one isolated particle: only the self pair
@@ -114,7 +114,7 @@ TEST_CASE("ops: with CRK the self pair's gradient term is A W(0) B + W(0) grad A
   CHECK(difference[0] == Vec<double, 2>{}); // f_i − f_i = 0
 }
 
-TEST_CASE("ops: grad-h divides the fields of Gradient, Divergence and Laplacian only (O4)",
+TEST_CASE("ops: grad-h divides the fields of Gradient, Divergence and Laplacian only",
           "[ops][corrections]") {
   const Domain<2, double> domain{{-1, -1}, {1, 1}, {false, false}};
   NeighborList<exec::host> list;

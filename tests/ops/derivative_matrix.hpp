@@ -130,7 +130,7 @@ struct JVPInputs {
     for (int k = 0; k < D; ++k) {
       domain.periodic[k] = periodic;
     }
-    // The frozen neighbour set (decision A3): every pair any scheme can reach, with a margin
+    // The frozen neighbour set: every pair any scheme can reach, with a margin
     // for the perturbed supports.
     std::vector<double> wide(h.value.size());
     for (std::size_t i = 0; i < wide.size(); ++i) {

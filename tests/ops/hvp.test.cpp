@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The Density position HVP (ref-autodiff §7, decisions A5, A7): against central differences of
-// the own-position density gradient, symmetric, and the self-pair rule (identity of the
-// particle): a shared tangent makes the self pair a bitwise no-op, a role-asymmetric tangent
-// needs it skipped (the Jacobi diagonal block), coincident distinct particles are finite.
+// The Density position HVP: against central differences of the own-position density gradient,
+// symmetric, and the self-pair rule (identity of the particle): a shared tangent makes the self
+// pair a bitwise no-op, a role-asymmetric tangent needs it skipped (the Jacobi diagonal block),
+// coincident distinct particles are finite.
 #include "ops/derivative_matrix.hpp"
 
 #include <catch2/catch.hpp>

@@ -262,7 +262,7 @@ TEST_CASE("jvp: empty sets give shape-correct zero tangents", "[jvp]") {
 
 TEST_CASE("jvp: coincident distinct particles get finite, correct tangents", "[jvp]") {
   test::JVPInputs<2> in(false);
-  // Particle 1 sits exactly on particle 0 (distinct particles: the finite limits of A5).
+  // Particle 1 sits exactly on particle 0 (distinct particles: the finite limits at r = 0).
   in.x.value[1] = in.x.value[0];
   in.list = build_neighbor_list<SupportScheme::SuperSymmetric>(
       exec::host{}, plain_set(in).search_points(), plain_set(in).search_points(), in.domain);

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-// The operation matrix (ref-operators §9.7): every operator and scheme, under every support
-// scheme, over the list and over the grid, on plain and jittered lattices, against the exact
-// derivatives of linear fields. Each row must beat the reference's gate (interior mean absolute
-// error < 0.4; 0.05 for the matrix divergence); the measured errors are recorded in
-// docs/ops.md. Instantiated per dimension and scalar type by operation_matrix.test.cpp.
+// The operation matrix: every operator and scheme, under every support scheme, over the list and
+// over the grid, on plain and jittered lattices, against the exact derivatives of linear fields.
+// Each row must beat the reference's gate (interior mean absolute error < 0.4; 0.05 for the matrix
+// divergence); the measured errors are recorded in docs/ops.md. Instantiated per dimension and
+// scalar type by operation_matrix.test.cpp.
 #pragma once
 
 #include <sphad/kernels/dispatch.hpp>

@@ -28,7 +28,7 @@ struct OpTag {
 } // namespace
 
 TEST_CASE("ops: the 1D two-particle case reproduces the hand-checked table", "[ops][golden]") {
-  // ref-operators §10: Wendland2 1D, x = {0, 0.5}, h = 1, m = ρ = 1, f = {1, 3}, Gather.
+  // Hand-checked: Wendland2 1D, x = {0, 0.5}, h = 1, m = ρ = 1, f = {1, 3}, Gather.
   test::Particles<1, double> p;
   p.add({0.0}, 1, 1);
   p.add({0.5}, 1, 1);
@@ -71,7 +71,7 @@ TEST_CASE("ops: the 1D two-particle case reproduces the hand-checked table", "[o
 }
 
 TEST_CASE("ops: the curl has the right-hand sign in 2D and 3D", "[ops][golden]") {
-  // ref-operators §10: points (0,0), (0.5,0), (0,0.5), h = 1, m = ρ = 1, v = (−y, x), Difference.
+  // Hand-checked: points (0,0), (0.5,0), (0,0.5), h = 1, m = ρ = 1, v = (−y, x), Difference.
   const exec::host ex;
   {
     test::Particles<2, double> p;
@@ -113,7 +113,7 @@ TEST_CASE("ops: the curl has the right-hand sign in 2D and 3D", "[ops][golden]")
 TEST_CASE("ops: the 32x32 periodic fixture has the golden density and covariance, and grid "
           "traversal equals the list bitwise",
           "[ops][golden]") {
-  // ref-operators §9.1 / §10: density 1.0010562289, covariance 0.99835676 I at every particle.
+  // Reference lattice: density 1.0010562289, covariance 0.99835676 I at every particle.
   auto p = test::lattice<2, double>(32, 55);
   const Domain<2, double> domain{{-1, -1}, {1, 1}, {true, true}};
   const exec::host ex;
@@ -132,7 +132,7 @@ TEST_CASE("ops: the 32x32 periodic fixture has the golden density and covariance
   }
   CHECK(golden);
 
-  // Grid traversal visits the same pairs in the same order: bitwise equal results (N5).
+  // Grid traversal visits the same pairs in the same order: bitwise equal results.
   std::vector<double> f;
   std::vector<Vec<double, 2>> v;
   for (const auto& x : p.x) {
@@ -255,7 +255,7 @@ TEST_CASE("ops: kinds and every direction filter pairs like a brute-force sum", 
   CHECK(kind_filter(OperationDirection::FluidToBoundary).accepts_query(1));
 }
 
-TEST_CASE("ops: self and coincident pairs follow the r = 0 table (ref-operators §5)", "[ops]") {
+TEST_CASE("ops: self and coincident pairs are summed with the kernel's values at r = 0", "[ops]") {
   // Query 0 sits on reference 0 (a distinct particle of another set); reference 1 is out of
   // reach. Without corrections the kernel gradient vanishes at r = 0.
   test::Particles<2, double> q, r;
@@ -367,7 +367,7 @@ TEST_CASE("ops: dual positions give directional derivatives of Density", "[ops][
   CHECK(worst <= 1e-6 * scale);
 }
 
-TEST_CASE("ops: lattice calibration makes the lattice density exactly 1 (K7)", "[ops]") {
+TEST_CASE("ops: lattice calibration makes the lattice density exactly 1", "[ops]") {
   auto p = test::lattice<2, double>(20, kernels::neighbours_from_n_h(4.0, 2));
   const Domain<2, double> domain{{-1, -1}, {1, 1}, {true, true}};
   const auto list = test::all_pairs_list(p, domain);

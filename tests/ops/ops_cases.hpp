@@ -43,8 +43,8 @@ struct Particles {
   }
 };
 
-/// The reference's lattice fixture (ref-operators §9.1): nx points per axis on [−1, 1]^D,
-/// axis 0 fastest, dx = 2/nx, masses dx^D, h from `neighbours` per support, densities 1.
+/// The reference's lattice fixture: nx points per axis on [−1, 1]^D, axis 0 fastest, dx = 2/nx,
+/// masses dx^D, h from `neighbours` per support, densities 1.
 template <int D, class T>
 Particles<D, T> lattice(int nx, double neighbours) {
   Particles<D, T> p;

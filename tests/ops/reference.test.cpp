@@ -84,12 +84,12 @@ void compare_all(const Inputs& in,
   check("Curl_Difference",
         relative_error(apply<ops::Curl<K, G::Difference, S>>(ex, s, s, domain, list, v, v),
                        kernel + "_Curl_Difference" + suffix));
-  // Decision K3: under KernelMeanSymmetric the naive kernel Laplacian is the average of the two
+  // Under KernelMeanSymmetric the naive kernel Laplacian is the average of the two
   // evaluations (as SuperSymmetric), not the reference's max-h evaluation.
   const std::string naive_laplacian_suffix =
       S == SupportScheme::KernelMeanSymmetric ? "_SuperSymmetric.txt" : suffix;
   check(
-      "Laplacian_Naive (K3 for KernelMeanSymmetric)",
+      "Laplacian_Naive (averaged under KernelMeanSymmetric)",
       relative_error(apply<ops::Laplacian<K, L::Naive, G::Naive, S>>(ex, s, s, domain, list, f, f),
                      kernel + "_Laplacian_Naive" + naive_laplacian_suffix));
   check("Laplacian_Brookshaw", relative_error(apply<ops::Laplacian<K, L::Brookshaw, G::Naive, S>>(

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// A tape over dual numbers (issue #8, decision A7): forward over reverse gives the Hessian-vector
+// A tape over dual numbers (issue #8): forward over reverse gives the Hessian-vector
 // product of any scalar loss built from recorded operators; read the other way round it is
 // reverse over forward — gradients of a loss on a JVP output with respect to the primal and
 // the tangent inputs.

@@ -193,7 +193,7 @@ TEMPLATE_TEST_CASE("search: the 32x32 periodic lattice has 57 neighbours per par
                    "[search]",
                    float,
                    double) {
-  // ref-operators §9.1: [−1, 1]², dx = 0.0625, h = 0.2615089 (h/dx = 4.184).
+  // The reference's lattice fixture: [−1, 1]², dx = 0.0625, h = 0.2615089 (h/dx = 4.184).
   const Exec exec{};
   const auto cloud = test::lattice_cloud<2, TestType>(exec, 32, TestType(-1), TestType(0.0625),
                                                       TestType(0.2615089));

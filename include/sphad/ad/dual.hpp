@@ -23,7 +23,7 @@ inline constexpr bool is_scalar_of_v =
 } // namespace detail
 
 /// A dual number x = value + Σ_k tangent[k]·ε_k with ε_j ε_k = 0: arithmetic on it carries N
-/// directional derivatives along with the value (forward-mode AD, architecture.md §3).
+/// directional derivatives along with the value (forward-mode AD).
 /// Nestable: `Dual<Dual<double, 1>, 3>` carries second derivatives.
 /// @tparam T  the value type: float, double, or a `Dual` (nesting).
 /// @tparam N  number of tangent directions, at least 1.

@@ -17,7 +17,7 @@
 /// \file
 /// \brief `DualView<E, N>`: a primal array paired with N tangent arrays, read as dual numbers
 /// (no dual array is materialized), and the element-type traits that let every input view say
-/// at compile time whether it carries tangents (architecture §3).
+/// at compile time whether it carries tangents.
 
 namespace sphad {
 

@@ -13,9 +13,9 @@
 
 /// \file
 /// \brief Primitives for the places SPH maths divides by a distance or picks between a
-/// regular and a degenerate formula (architecture.md §3, decision A8): they return finite
-/// values and tangents where the plain formula's derivative is 0/0, and never let a NaN or Inf
-/// from a branch not taken reach the result.
+/// regular and a degenerate formula: they return finite values and tangents where the plain
+/// formula's derivative is 0/0, and never let a NaN or Inf from a branch not taken reach the
+/// result.
 
 namespace sphad {
 
@@ -32,7 +32,7 @@ select(bool condition, const A& if_true, const B& if_false) {
 }
 
 /// `compute()` when `condition` holds, else `fallback`; `compute` is not called at all otherwise,
-/// so a degenerate input (a singular matrix, a zero distance) is never fed to it (decision C2).
+/// so a degenerate input (a singular matrix, a zero distance) is never fed to it.
 template <class F, class R>
 SPHAD_HOST_DEVICE SPHAD_INLINE constexpr R
 evaluate_if(bool condition, F&& compute, const R& fallback) {

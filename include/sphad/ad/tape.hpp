@@ -21,10 +21,9 @@
 #include <vector>
 
 /// \file
-/// \brief Reverse mode (architecture §3, decision A6): `Tape<Exec>`, an explicit list of
-/// recorded operator launches swept backward in a loop, computing the gradients of `Variable`s
-/// (<sphad/ad/variable.hpp>). `sphad::record<Op>` (<sphad/ops/record.hpp>) evaluates an
-/// operator and records it.
+/// \brief Reverse mode: `Tape<Exec>`, an explicit list of recorded operator launches swept backward
+/// in a loop, computing the gradients of `Variable`s (<sphad/ad/variable.hpp>). `sphad::record<Op>`
+/// (<sphad/ops/record.hpp>) evaluates an operator and records it.
 
 namespace sphad {
 
@@ -51,7 +50,7 @@ struct TapeOptions {
 /// Knobs of `Tape::backward`.
 struct BackwardOptions {
   /// Add this sweep's gradients to those the variables already hold instead of starting from
-  /// zero (decision A6: zero unless asked).
+  /// zero, as every backward does by default.
   bool accumulate = false;
 };
 
@@ -106,7 +105,7 @@ inline void check_snapshots(const std::vector<VersionSnapshot>& snapshots) {
 
 } // namespace detail
 
-/// A recording of operator launches for reverse mode (architecture §3): explicit, never
+/// A recording of operator launches for reverse mode: explicit, never
 /// global. `record<Op>(tape, ...)` evaluates an operator, returns its output as a `Variable`
 /// owned by the tape, and — when any input is a `Variable` — appends the launch with its
 /// argument views as they are at that moment. `backward` seeds outputs with adjoints and sweeps

@@ -49,11 +49,11 @@ inline void require_on_tape(const VariableState& state,
 /// identity and a version counter. Give it wherever a view is accepted (a `ParticleSet` field,
 /// field values, a correction state's array) to `record<Op>`, and the tape computes its
 /// gradient. Copies are the same variable. Write through `write()`, which bumps the version:
-/// a backward over a record made before such a write throws (decision A6). Writing through
+/// a backward over a record made before such a write throws. Writing through
 /// other pointers to the same memory is not seen.
-/// @tparam E  a floating scalar, `Vec` or `Mat` (kinds and indices are never differentiable,
-///            decision A2); its scalar may be a `Dual` (a tape over dual numbers: forward over
-///            reverse, see `record`).
+/// @tparam E  a floating scalar, `Vec` or `Mat` (kinds and indices are never differentiable:
+///            tracking them does not compile); its scalar may be a `Dual` (a tape over dual
+///            numbers: forward over reverse, see `record`).
 template <class E>
 struct Variable {
   static_assert(std::is_floating_point_v<primal_t<scalar_of_t<E>>>,

@@ -20,16 +20,15 @@
 #include <cstdint>
 
 /// \file
-/// \brief The CRK factor pipeline (ref-corrections §2, decisions C1–C4) on one particle set:
-/// apparent volumes V_i = 1/Σ_j W(x_ij, h_i) (Gather), the moments of the Scatter kernel weighted
-/// by V_j and their query-position derivatives, A, B, ∇A, ∇B with the scale-free limiter, and
-/// the diagnostic CRK density. Every stage is an operator run by the operators' loop, so plain
-/// and dual scalars share it.
+/// \brief The CRK factor pipeline on one particle set: apparent volumes V_i = 1/Σ_j W(x_ij, h_i)
+/// (Gather), the moments of the Scatter kernel weighted by V_j and their query-position
+/// derivatives, A, B, ∇A, ∇B with the scale-free limiter, and the diagnostic CRK density. Every
+/// stage is an operator run by the operators' loop, so plain and dual scalars share it.
 
 namespace sphad::corrections {
 
 /// Stage 1: the apparent volumes V_i = 1/Σ_j W(x_ij, h_i) (Gather, self included) of one set,
-/// 0 for masked queries and where the sum is 0 (C3), into `volumes` ([N]). `adjacency`: a list
+/// 0 for masked queries and where the sum is 0, into `volumes` ([N]). `adjacency`: a list
 /// or grid of the set against itself covering Gather and Scatter pairs (e.g. SuperSymmetric).
 template <class Kernel, class Exec, class Set, class Adjacency>
 void apparent_volumes_into(const Exec& exec,
@@ -58,7 +57,7 @@ struct CRKStateSpans {
 
 /// Stages 2 and 3: the moments of the queries against the references (weights: the
 /// references' volumes, normally the apparent volumes of stage 1 on the same set) and the
-/// factors A, B, ∇A, ∇B of each query, with the limiter (C2). The moments' derivatives are
+/// factors A, B, ∇A, ∇B of each query, with the scale-free limiter. The moments' derivatives are
 /// those of the query position with x_j and V_j held (the RK shape functions' derivatives).
 template <class Kernel, class Exec, class Queries, class References, class Adjacency>
 void crk_factors_into(
@@ -93,7 +92,7 @@ void crk_factors_into(
 
 /// Stage 4, the diagnostic CRK density ρ_i = Σ_j m_j V_j Ŵ_ij / Σ_j V_j² Ŵ_ij with the
 /// CRK-corrected Scatter kernel of `state` (V: the particles' volumes), 0 where the
-/// denominator is 0 (C3) and for masked queries.
+/// denominator is 0 and for masked queries.
 template <class Kernel, class Exec, class Set, class Adjacency, class CRKState>
 void crk_density_into(const Exec& exec,
                       const Set& particles,
@@ -123,7 +122,7 @@ struct CRKFactors {
   Buffer<T, Exec> a;                 ///< A [N]
   Buffer<Vec<T, D>, Exec> b;         ///< B [N]
   Buffer<Vec<T, D>, Exec> grad_a;    ///< ∇A [N]
-  Buffer<Mat<T, D, D>, Exec> grad_b; ///< ∇B [N], derivative axis first (C1)
+  Buffer<Mat<T, D, D>, Exec> grad_b; ///< ∇B [N], derivative axis first
 
   /// The state the operators read (`ops::Corrections<ops::CRK<D, T>>`).
   ops::CRK<D, T> state() const {
@@ -137,7 +136,7 @@ struct CRKFactors {
   Span<const T> volume_span() const { return {volumes.data(), volumes.size()}; }
 };
 
-/// The whole pipeline on one particle set (C4): stage 1, stages 2–3 weighted by the apparent
+/// The whole pipeline on one particle set: stage 1, stages 2–3 weighted by the apparent
 /// volumes, stage 4. Three launches, stream-ordered allocations, no synchronization. Like the
 /// reference's `computeCRKFactors`: no lattice calibration, no other correction inside.
 /// Every input view may carry tangents (`with_positions(with_tangents(x, dx))`, ...): the

@@ -16,9 +16,9 @@
 #include <cstdint>
 
 /// \file
-/// \brief One particle's CRK factors from its moments (ref-corrections §2.2–2.3): the moments
-/// (`Moments`), the factors (`CRKRow`), the limiter (`crk_row_accepted`) and the solve
-/// (`solve_crk`), on plain and dual scalars.
+/// \brief One particle's CRK factors from its moments: the moments (`Moments`), the factors
+/// (`CRKRow`), the limiter (`crk_row_accepted`) and the solve (`solve_crk`), on plain and dual
+/// scalars.
 
 namespace sphad::corrections {
 
@@ -26,12 +26,12 @@ namespace sphad::corrections {
 template <class R>
 struct CRKOptions {
   OperationDirection direction = OperationDirection::AllToAll;
-  /// The limiter (C2): row i is rejected when det M_i ≤ τ (tr M_i / D)^D; 1e-12 in double,
+  /// The limiter: row i is rejected when det M_i ≤ τ (tr M_i / D)^D; 1e-12 in double,
   /// 1e-5 in float.
   R tau = sizeof(R) >= 8 ? R(1e-12) : R(1e-5);
 };
 
-/// The Scatter moments of one query (ref-corrections §2.2), derivative index γ as named:
+/// The Scatter moments of one query, derivative index γ as named:
 /// m0, m1[a], M[a][b], dm0[γ], dm1[a][γ] = ∂m1[a]/∂x_γ, dM[γ][a][b] = ∂M[a][b]/∂x_γ, and the
 /// count of pairs with W > 0.
 template <int D, class T>
@@ -100,7 +100,7 @@ struct Leaves<corrections::Moments<D, T>> {
 
 namespace sphad::corrections {
 
-/// The CRK factors of one particle (C1 layout: ∇B derivative-first).
+/// The CRK factors of one particle (∇B stored derivative-first).
 template <int D, class T>
 struct CRKRow {
   T a;
@@ -109,7 +109,7 @@ struct CRKRow {
   Mat<T, D, D> grad_b;
 };
 
-/// Whether a row passes the limiter (C2) and its Schur complement m0 − m1ᵀM⁻¹m1 is positive
+/// Whether a row passes the limiter and its Schur complement m0 − m1ᵀM⁻¹m1 is positive
 /// (so A is finite); only then are the moments solved.
 template <int D, class T>
 SPHAD_HOST_DEVICE bool crk_row_accepted(const Moments<D, T>& m, primal_t<T> tau) {
@@ -132,7 +132,7 @@ SPHAD_HOST_DEVICE bool crk_row_accepted(const Moments<D, T>& m, primal_t<T> tau)
   return value_of(m.m0) - dot(m1, inverse(m2) * m1) > R(0);
 }
 
-/// Stage 3 (ref-corrections §2.3): with P = M⁻¹ and u = P m1, A = 1/(m0 − m1·u), B = −u,
+/// Stage 3: with P = M⁻¹ and u = P m1, A = 1/(m0 − m1·u), B = −u,
 /// ∇A_γ = −A²(dm0_γ − 2 Σ_a u_a dm1[a][γ] + uᵀ dM_γ u), ∇B[γ][c] = −(P dm1)[c][γ] + (P dM_γ u)_c.
 /// Rejected rows are solved from `Moments::identity()` instead: the identity correction with
 /// zero tangents, and nothing non-finite is ever computed.

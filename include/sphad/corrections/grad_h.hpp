@@ -16,14 +16,14 @@
 #include <cstdint>
 
 /// \file
-/// \brief The grad-h factor Ω (ref-corrections §4, decision C5), computed by the library:
+/// \brief The grad-h factor Ω, computed (and differentiated) by the library:
 /// Ω_i = 1 + h_i/(D ρ_i) Σ_j m_j ∂W(x_ij, h_i)/∂h_i (Gather, self included).
 
 namespace sphad::corrections {
 
 namespace detail {
 
-/// Σ_j m_j ∂W(x_ij, h_i)/∂h_i, times the lattice calibration factor when it is on (K7).
+/// Σ_j m_j ∂W(x_ij, h_i)/∂h_i, times the lattice calibration factor when it is on.
 template <class Kernel>
 struct KernelDhSum : Stage<Kernel, SupportScheme::Gather, true> {
   template <int D, class T, class F>

@@ -18,15 +18,15 @@
 #include <cstdint>
 
 /// \file
-/// \brief Gradient renormalization matrices (ref-corrections §3, decisions C3, K6): the
-/// covariance C_i of the Covariance operator (the caller's kernel, support scheme, volumes and
-/// corrections), the identity fallback, and L_i = pinv(C_iᵀ).
+/// \brief Gradient renormalization matrices: the covariance C_i of the Covariance operator (the
+/// caller's kernel, support scheme, volumes and corrections), the identity fallback, and
+/// L_i = pinv(C_iᵀ).
 
 namespace sphad::corrections {
 
 /// Whether a covariance row is renormalized: at least D + 2 pairs with W > 0 and C of full
-/// rank, i.e. no singular value dropped by pinv's cutoff D·eps·σ_max (K6). Otherwise the row
-/// falls back to the identity (C3).
+/// rank, i.e. no singular value dropped by pinv's cutoff D·eps·σ_max. Otherwise the row
+/// falls back to the identity, with zero tangent.
 template <int D, class T>
 SPHAD_HOST_DEVICE bool renormalization_accepted(const ops::CovarianceResult<T, D>& c) {
   using R = primal_t<T>;
@@ -50,9 +50,9 @@ SPHAD_HOST_DEVICE bool renormalization_accepted(const ops::CovarianceResult<T, D
 
 namespace detail {
 
-/// The Covariance operator's matrix, with the neighbour count of the plain kernel (W > 0,
-/// decision C3) where the operator counts Ŵ > 0: CRK can make Ŵ negative for most of a corner
-/// particle's pairs, and the fallback would then throw away a well-determined C.
+/// The Covariance operator's matrix, with the neighbour count of the plain kernel (W > 0, the
+/// fallback's rule) where the operator counts Ŵ > 0: CRK can make Ŵ negative for most of a
+/// corner particle's pairs, and the fallback would then throw away a well-determined C.
 template <class Kernel, SupportScheme Support>
 struct RenormalizationCovariance : ops::Covariance<Kernel, Support> {
   template <class P>

@@ -12,13 +12,12 @@
 #include <cmath>
 
 /// \file
-/// \brief The surface-tension kernels of Akinci et al. 2013: cohesion and adhesion
-/// (ref-kernels.md §2.12–2.13). Special-purpose, not normalized. Members as described in
-/// <sphad/kernels/wendland.hpp>.
+/// \brief The surface-tension kernels of Akinci et al. 2013: cohesion and adhesion.
+/// Special-purpose, not normalized. Members as described in <sphad/kernels/wendland.hpp>.
 
 namespace sphad::kernels {
 
-/// Cohesion: (1 − q)³q³, minus 1/64 and doubled for q < ½ (ref-kernels §2.12).
+/// Cohesion: (1 − q)³q³, minus 1/64 and doubled for q < ½.
 struct CohesionKernel {
   static constexpr KernelId id = KernelId::CohesionKernel;
   static constexpr const char* name = "CohesionKernel";
@@ -58,9 +57,8 @@ private:
   }
 };
 
-/// Adhesion: g^(1/4) with g = −4q² + 6q − 2 for q > ½, zero below (ref-kernels §2.13). Its
-/// derivatives diverge at q → 1; `evaluate` cuts every kernel off at q ≥ 1, so they never
-/// reach a result.
+/// Adhesion: g^(1/4) with g = −4q² + 6q − 2 for q > ½, zero below. Its derivatives diverge at
+/// q → 1; `evaluate` cuts every kernel off at q ≥ 1, so they never reach a result.
 struct AdhesionKernel {
   static constexpr KernelId id = KernelId::AdhesionKernel;
   static constexpr const char* name = "AdhesionKernel";

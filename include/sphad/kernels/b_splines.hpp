@@ -11,9 +11,9 @@
 
 /// \file
 /// \brief The B-spline kernels (cubic M4, quartic M5, quintic M6, and the Schoenberg B7, B8):
-/// k(q) = Σ_i c_i (t_i − q)₊^P on the support [0, 1] (ref-kernels.md §2.4–2.8). One shape
-/// definition serves the five; each type lists its knots, coefficients and constants. The
-/// members are those described in <sphad/kernels/wendland.hpp>.
+/// k(q) = Σ_i c_i (t_i − q)₊^P on the support [0, 1]. One shape definition serves the five; each
+/// type lists its knots, coefficients and constants. The members are those described in
+/// <sphad/kernels/wendland.hpp>.
 
 namespace sphad::kernels {
 
@@ -55,7 +55,7 @@ struct Constants {
 };
 } // namespace detail
 
-/// Cubic spline M4: (1 − q)₊³ − 4(½ − q)₊³ (ref-kernels §2.4).
+/// Cubic spline M4: (1 − q)₊³ − 4(½ − q)₊³.
 struct CubicSpline : detail::BSplineShape<CubicSpline, 3> {
   static constexpr KernelId id = KernelId::CubicSpline;
   static constexpr const char* name = "CubicSpline";
@@ -78,7 +78,7 @@ struct CubicSpline : detail::BSplineShape<CubicSpline, 3> {
   }
 };
 
-/// Quartic spline M5: (1 − q)₊⁴ − 5(3/5 − q)₊⁴ + 10(1/5 − q)₊⁴ (ref-kernels §2.5).
+/// Quartic spline M5: (1 − q)₊⁴ − 5(3/5 − q)₊⁴ + 10(1/5 − q)₊⁴.
 struct QuarticSpline : detail::BSplineShape<QuarticSpline, 4> {
   static constexpr KernelId id = KernelId::QuarticSpline;
   static constexpr const char* name = "QuarticSpline";
@@ -103,7 +103,7 @@ struct QuarticSpline : detail::BSplineShape<QuarticSpline, 4> {
   }
 };
 
-/// Quintic spline M6: (1 − q)₊⁵ − 6(2/3 − q)₊⁵ + 15(1/3 − q)₊⁵ (ref-kernels §2.6).
+/// Quintic spline M6: (1 − q)₊⁵ − 6(2/3 − q)₊⁵ + 15(1/3 − q)₊⁵.
 struct QuinticSpline : detail::BSplineShape<QuinticSpline, 5> {
   static constexpr KernelId id = KernelId::QuinticSpline;
   static constexpr const char* name = "QuinticSpline";
@@ -128,7 +128,7 @@ struct QuinticSpline : detail::BSplineShape<QuinticSpline, 5> {
   }
 };
 
-/// Schoenberg B7, the degree-6 B-spline with knots 1/7, 3/7, 5/7 (id 34; ref-kernels §2.7).
+/// Schoenberg B7, the degree-6 B-spline with knots 1/7, 3/7, 5/7 (id 34).
 struct B7 : detail::BSplineShape<B7, 6> {
   static constexpr KernelId id = KernelId::B7;
   static constexpr const char* name = "B7";
@@ -153,7 +153,7 @@ struct B7 : detail::BSplineShape<B7, 6> {
   }
 };
 
-/// Schoenberg B8, the degree-7 B-spline with knots 1/4, 1/2, 3/4 (id 33; ref-kernels §2.8).
+/// Schoenberg B8, the degree-7 B-spline with knots 1/4, 1/2, 3/4 (id 33).
 struct B8 : detail::BSplineShape<B8, 7> {
   static constexpr KernelId id = KernelId::B8;
   static constexpr const char* name = "B8";

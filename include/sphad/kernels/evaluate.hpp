@@ -13,16 +13,16 @@
 
 /// \file
 /// \brief Single-support kernel evaluations: W, ∇W, the Hessian, the naive Laplacian, ∂W/∂h
-/// and ∂∇W/∂h at a pair vector x = x_i − x_j and support radius h (ref-kernels.md §3).
+/// and ∂∇W/∂h at a pair vector x = x_i − x_j and support radius h.
 ///
 /// Every function takes plain or dual scalars (the result is `promote_t` of the position and
-/// support types) and is exactly zero, value and tangents, for q = |x|/h ≥ 1 (decision K1; at
+/// support types) and is exactly zero, value and tangents, for q = |x|/h ≥ 1 (at
 /// q = 1 every shipped kernel is zero anyway, and the cut keeps the adhesion kernel's infinite
 /// derivatives out). Gradients are written as g(q)·x with g = C_d k'(q)/(q h^(D+2)), whose
 /// limit at q = 0 is C_d k''(0)/h^(D+2) for kernels with k'(0) = 0: so ∇W(0) = 0, the Hessian
 /// at 0 is that limit times I, and the tangent of ∇W at coincident particles is the Hessian
-/// applied to the tangent (decision A5). The lattice calibration factor (K7) is not applied
-/// here; operators multiply by it.
+/// applied to the tangent. The lattice calibration factor is not applied here; operators
+/// multiply by it.
 
 namespace sphad::kernels {
 
@@ -70,7 +70,7 @@ inline constexpr bool
     has_dk_over_q_v<K, std::void_t<decltype(K::template dk_over_q<1>(double(0)))>> = true;
 
 /// k'(q)/q: K's own division-free polynomial where it has one (the Wendlands; k''(0) at 0), else
-/// the quotient, continued at q = 0 by k''(0) (smooth centre) or 0 (cusp, decision A5).
+/// the quotient, continued at q = 0 by k''(0) (smooth centre) or 0 (cusp, by definition).
 template <class K, int D, class R>
 SPHAD_HOST_DEVICE SPHAD_INLINE R dk_over_q(const R& q) {
   if constexpr (has_dk_over_q_v<K>) {
@@ -202,7 +202,7 @@ SPHAD_HOST_DEVICE SPHAD_INLINE Vec<promote_t<T, H>, D> gradient(const Vec<T, D>&
   if constexpr (is_dual_v<R>) {
     // The chain rule as in `value`: the tangent is H ẋ + ∂∇W/∂h ḣ, with H ẋ =
     // C/h^(D+2) [g ẋ + (k''(q) − g)(x·ẋ) x/r²], g = k'(q)/q (the Hessian; at r = 0 only g ẋ
-    // remains: the coincident-particle limit of decision A5).
+    // remains: the finite limit at coincident particles).
     const auto xv = detail::outer_values<R>(x);
     const auto hv = detail::outer_value<R>(h);
     const auto [r, q, inv_h] = detail::geometry(xv, hv);
@@ -257,7 +257,7 @@ SPHAD_HOST_DEVICE SPHAD_INLINE Vec<promote_t<T, H>, D> gradient(const Vec<T, D>&
 }
 
 /// The Hessian ∂²W/∂x∂x = C_d/h^(D+2) [g I + (k''(q) − g) x̂ x̂ᵀ], g = k'(q)/q; exact (no ε) and
-/// equal to C_d k''(0)/h^(D+2) I at x = 0 for kernels with k'(0) = 0, 0 for a cusp (A5).
+/// equal to C_d k''(0)/h^(D+2) I at x = 0 for kernels with k'(0) = 0, 0 for a cusp (by definition).
 template <class K, class T, int D, class H>
 SPHAD_HOST_DEVICE SPHAD_INLINE Mat<promote_t<T, H>, D, D> hessian(const Vec<T, D>& x, const H& h) {
   check_kernel<K, D>();
@@ -276,7 +276,7 @@ SPHAD_HOST_DEVICE SPHAD_INLINE Mat<promote_t<T, H>, D, D> hessian(const Vec<T, D
   return out * scale;
 }
 
-/// The reference's naive kernel Laplacian (ref-kernels §3.5), ε-regularized: with r_ε = r + εh,
+/// The reference's naive kernel Laplacian, ε-regularized: with r_ε = r + εh,
 /// ∇²W = s k₂ + t k₁, s = r²/r_ε², t = D/r_ε − r²/r_ε³, k₁ = C_d k'(q)/h^(D+1),
 /// k₂ = C_d k''(q)/h^(D+2); zero for q < ε (so 0 at the self pair, not trace H(0)) and q ≥ 1.
 /// Away from r = 0 it equals the trace of the Hessian to O(ε).
@@ -356,7 +356,7 @@ struct KernelLinearization {
   SPHAD_HOST_DEVICE SPHAD_INLINE KernelAdjoint<T, D> adjoint(const T& wbar) const {
     return {x * ((scale * g) * wbar), w_dh * wbar};
   }
-  /// x̄ = H Ḡ, h̄ = ∂∇W/∂h · Ḡ for ∇W's cotangent Ḡ (at r = 0, x̄ = s k''(0) Ḡ: decision A5).
+  /// x̄ = H Ḡ, h̄ = ∂∇W/∂h · Ḡ for ∇W's cotangent Ḡ (at r = 0, x̄ = s k''(0) Ḡ: the finite limit).
   SPHAD_HOST_DEVICE SPHAD_INLINE KernelAdjoint<T, D> adjoint(const Vec<T, D>& gbar) const {
     const T along = dot(x, gbar);
     return {(gbar * g + x * (radial * along)) * scale, grad_dh * along};

@@ -34,7 +34,7 @@ enum class KernelId : int {
 
 namespace kernels {
 
-/// How a kernel behaves at q = 0, which decides its values at coincident particles (A5).
+/// How a kernel behaves at q = 0, which decides its values at coincident particles.
 enum class Center {
   smooth,   ///< k'(0) = 0: ∇W → 0 and the Hessian tends to C_d k''(0) h^-(D+2) I
   cusp,     ///< k'(0) ≠ 0 (Spiky): ∇W(0) = 0 and second-order terms at r = 0 are defined as 0

@@ -110,7 +110,7 @@ SPHAD_HOST_DEVICE constexpr void check_kernel() {
   static_assert(D >= 1 && D <= 3, "sphad::kernels: the dimension D must be 1, 2 or 3");
 }
 
-/// The ε of the reference's regularized Laplacian (ref-kernels §1): 1e-7 for float, 1e-15 for
+/// The ε of the reference's regularized Laplacian: 1e-7 for float, 1e-15 for
 /// double (of the primal type).
 template <class T>
 inline constexpr primal_t<T> kernel_epsilon_v = std::is_same_v<primal_t<T>, float>

@@ -9,12 +9,12 @@
 #include <sphad/math/scalar.hpp>
 
 /// \file
-/// \brief The kernels of Müller et al. 2003: Poly6, Spiky and the viscosity kernel
-/// (ref-kernels.md §2.9–2.11). Members as described in <sphad/kernels/wendland.hpp>.
+/// \brief The kernels of Müller et al. 2003: Poly6, Spiky and the viscosity kernel. Members as
+/// described in <sphad/kernels/wendland.hpp>.
 
 namespace sphad::kernels {
 
-/// Poly6: (1 − q²)³ (ref-kernels §2.9).
+/// Poly6: (1 − q²)³.
 struct Poly6 {
   static constexpr KernelId id = KernelId::Poly6;
   static constexpr const char* name = "Poly6";
@@ -47,7 +47,7 @@ struct Poly6 {
   }
 };
 
-/// Spiky: (1 − q)³, with a gradient cusp at q = 0 (k'(0) = −3; ref-kernels §2.10).
+/// Spiky: (1 − q)³, with a gradient cusp at q = 0 (k'(0) = −3).
 struct Spiky {
   static constexpr KernelId id = KernelId::Spiky;
   static constexpr const char* name = "Spiky";
@@ -79,9 +79,9 @@ struct Spiky {
   }
 };
 
-/// Müller's viscosity kernel −q³/2 + q² + 1/(2q) − 1, singular at q = 0 (ref-kernels §2.11).
+/// Müller's viscosity kernel −q³/2 + q² + 1/(2q) − 1, singular at q = 0.
 /// Not normalizable in 1D (the integral diverges); the 2D constant is 10/(3π), which
-/// normalizes it, instead of the reference's 10/(9π), which integrates to 1/3 (decision K2).
+/// normalizes it, instead of the reference's 10/(9π), which integrates to 1/3.
 struct ViscosityKernel {
   static constexpr KernelId id = KernelId::ViscosityKernel;
   static constexpr const char* name = "ViscosityKernel";

@@ -11,7 +11,7 @@
 #include <cmath>
 
 /// \file
-/// \brief Kernel properties and support-radius helpers (ref-kernels.md §1, §8), host only.
+/// \brief Kernel properties and support-radius helpers, host only.
 ///
 /// With V_d = 2, π, 4π/3 the unit-ball volume: the support radius in particle spacings is
 /// ξ = packing · kernelScale, and the neighbours per support N_H = V_d ξ^d.

@@ -9,8 +9,7 @@
 #include <sphad/math/scalar.hpp>
 
 /// \file
-/// \brief Support schemes: how a pair (i, j) with supports h_i, h_j is evaluated
-/// (ref-operators.md §3.4 with decisions K3, K4, A3).
+/// \brief Support schemes: how a pair (i, j) with supports h_i, h_j is evaluated.
 
 namespace sphad {
 
@@ -19,9 +18,9 @@ enum class SupportScheme : int {
   Gather = 11,              ///< h_ij = h_i
   Scatter = 12,             ///< h_ij = h_j
   MeanSymmetric = 13,       ///< h_ij = (h_i + h_j)/2
-  KernelMeanSymmetric = 14, ///< every kernel quantity is ½[f(h_i) + f(h_j)] (K3)
+  KernelMeanSymmetric = 14, ///< every kernel quantity is ½[f(h_i) + f(h_j)]
   SuperSymmetric = 15,      ///< as KernelMeanSymmetric for kernel quantities
-  PartialSymmetric = 16,    ///< h_ij = max(h_i, h_j) (K4)
+  PartialSymmetric = 16,    ///< h_ij = max(h_i, h_j)
 };
 
 namespace kernels {
@@ -33,7 +32,7 @@ inline constexpr bool averages_evaluations_v =
 
 /// The pair support h_ij of a scheme that uses one: Gather h_i, Scatter h_j, MeanSymmetric
 /// (h_i + h_j)/2, otherwise max(h_i, h_j). Tangents follow the same rule; max takes h_i's on a
-/// tie (decision A3).
+/// tie.
 template <SupportScheme S, class A, class B>
 SPHAD_HOST_DEVICE SPHAD_INLINE promote_t<A, B> pair_support(const A& h_i, const B& h_j) {
   using R = promote_t<A, B>;
@@ -49,7 +48,7 @@ SPHAD_HOST_DEVICE SPHAD_INLINE promote_t<A, B> pair_support(const A& h_i, const 
 }
 
 /// Evaluates a single-support quantity `f(h)` for a pair under scheme S: ½[f(h_i) + f(h_j)]
-/// for the averaging schemes (K3: so every kernel quantity, its derivatives included, is the
+/// for the averaging schemes (so every kernel quantity, its derivatives included, is the
 /// derivative of the averaged W), f(h_ij) otherwise. The one place schemes are told apart.
 template <SupportScheme S, class A, class B, class F>
 SPHAD_HOST_DEVICE SPHAD_INLINE auto evaluate_pair(const A& h_i, const B& h_j, const F& f) {
@@ -98,7 +97,7 @@ struct SupportAdjoint {
 
 /// h̄_i and h̄_j from h_ij's adjoint h̄ under a scheme S that uses one (the transpose of
 /// `pair_support`): Gather h_i, Scatter h_j, MeanSymmetric half each, max the larger, h_i on a
-/// tie (decision A3).
+/// tie.
 template <SupportScheme S, class T>
 SPHAD_HOST_DEVICE SPHAD_INLINE SupportAdjoint<T>
 pair_support_adjoint(const T& h_i, const T& h_j, const T& hbar) {

@@ -10,7 +10,7 @@
 
 /// \file
 /// \brief The Wendland kernels (C², C⁴, C⁶; positive definite): k(q) = (1 − q)ⁿ P(q), with a
-/// 1D shape and a shape for D ≥ 2 (ref-kernels.md §2.1–2.3).
+/// 1D shape and a shape for D ≥ 2.
 ///
 /// Every kernel type in `sphad::kernels` has the same members: `id`, `name`, `center`,
 /// `normalized`, `kernel_scale[D − 1]`, `packing_ratio`, `normalization<D, R>()` (C_d), and the
@@ -19,7 +19,7 @@
 
 namespace sphad::kernels {
 
-/// Wendland C² (ref-kernels §2.1).
+/// Wendland C².
 struct Wendland2 {
   static constexpr KernelId id = KernelId::Wendland2;
   static constexpr const char* name = "Wendland2";
@@ -60,7 +60,7 @@ struct Wendland2 {
   }
 };
 
-/// Wendland C⁴ (ref-kernels §2.2).
+/// Wendland C⁴.
 struct Wendland4 {
   static constexpr KernelId id = KernelId::Wendland4;
   static constexpr const char* name = "Wendland4";
@@ -115,7 +115,7 @@ struct Wendland4 {
   }
 };
 
-/// Wendland C⁶ (ref-kernels §2.3).
+/// Wendland C⁶.
 struct Wendland6 {
   static constexpr KernelId id = KernelId::Wendland6;
   static constexpr const char* name = "Wendland6";

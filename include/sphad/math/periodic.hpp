@@ -17,7 +17,7 @@ namespace sphad {
 /// The minimum image of a difference vector: on each periodic axis a, `x_ij[a]` is shifted by a
 /// whole number of periods into [−L_a/2, L_a/2); non-periodic axes pass through unchanged.
 /// Positions may be unwrapped by any number of periods. The shift is a constant, so the tangent
-/// of the result is the tangent of `x_ij` exactly (decision A3: the plain difference).
+/// of the result is the tangent of `x_ij` exactly (that of the plain difference).
 /// @param x_ij      difference x_i − x_j, plain or dual scalars.
 /// @param period    domain extent L per axis (max − min); read on periodic axes only, must be > 0.
 /// @param periodic  which axes wrap.

@@ -12,7 +12,7 @@
 #include <type_traits>
 
 /// \file
-/// \brief Moore–Penrose pseudo-inverse of small square matrices (decision K6).
+/// \brief Moore–Penrose pseudo-inverse of small square matrices.
 
 namespace sphad {
 

@@ -62,7 +62,7 @@ SPHAD_HOST_DEVICE SPHAD_INLINE constexpr T ipow(const T& x) {
   }
 }
 
-/// The larger of `a` and `b` in the promoted type; on a tie, `a` (decision A3: max(h_i, h_j)
+/// The larger of `a` and `b` in the promoted type; on a tie, `a` (so max(h_i, h_j)
 /// takes the tangent of h_i on ties). Compares primal values only.
 template <class A, class B>
 SPHAD_HOST_DEVICE SPHAD_INLINE constexpr promote_t<A, B> max(const A& a, const B& b) {

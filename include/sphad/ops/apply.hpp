@@ -28,7 +28,7 @@
 
 /// \file
 /// \brief `apply<Op>`: evaluate an operator for every query particle over a neighbour list or
-/// directly over the search grid (decision N5), with kind/direction filtering and validation.
+/// directly over the search grid, with kind/direction filtering and validation.
 
 namespace sphad {
 
@@ -131,20 +131,20 @@ using fieldless_output_t = typename detail::FieldlessOutput<Op, Queries, Referen
 } // namespace ops
 
 /// Evaluates operator `Op` at every query particle, writing one output per query into caller
-/// memory `out` ([Nq] in the space's memory, shaped per operator, decisions O1–O3).
+/// memory `out` ([Nq] in the space's memory, shaped per operator).
 /// `adjacency` is a neighbour list (rows in query order, reference indices; e.g. from
 /// `build_neighbor_list` with a scheme at least as wide as Op's) or a `search::HashGrid` over
 /// the reference positions built with `search::build_search_grid<Op::support>`, traversed
-/// directly (decision N5: the same pairs in the same order, so bitwise equal results).
+/// directly (the same pairs in the same order as the list, so bitwise equal results).
 /// Allocates nothing and never synchronizes: on CUDA the call can be captured into a graph.
 /// Kinds and `options.direction` filter pairs; filtered queries get 0. Self and coincident
-/// pairs are summed (O8). Throws `InvalidArgument` before any launch for size mismatches,
+/// pairs are summed. Throws `InvalidArgument` before any launch for size mismatches,
 /// missing densities or values, a list of the wrong length, an output of the wrong length, bad
-/// domains, unknown directions, bad calibration and incomplete correction states (O6). Nq = 0
-/// launches nothing; Nr = 0 gives zeros (O7).
-/// Every floating input may carry tangents (forward mode, architecture §3): a set or correction
-/// state with `Dual` elements or `DualView`s (`with_tangents`), or dual field values; the output
-/// then carries the directional derivatives (`jvp` returns them as separate arrays).
+/// domains, unknown directions, bad calibration and incomplete correction states. Nq = 0
+/// launches nothing; Nr = 0 gives zeros.
+/// Every floating input may carry tangents (forward mode): a set or correction state with `Dual`
+/// elements or `DualView`s (`with_tangents`), or dual field values; the output then carries the
+/// directional derivatives (`jvp` returns them as separate arrays).
 /// @param query_values, reference_values  field values [Nq], [Nr] (Density, Covariance: none):
 ///        `Span`s of scalars, `Vec`s or `Mat`s, `DualView`s of them, or (host memory)
 ///        `std::vector`s.

@@ -12,10 +12,10 @@
 #include <cstdint>
 
 /// \file
-/// \brief How corrections enter the operators (ref-operators.md §3.6, decisions C1, O4): CRK
-/// corrects the kernel value and gradient, renormalization left-multiplies the gradient, grad-h
-/// divides the field values. Each is a type; the `No*` types compile to nothing. The states are
-/// views of per-particle arrays the caller (or the corrections layer) computed.
+/// \brief How corrections enter the operators: CRK corrects the kernel value and gradient,
+/// renormalization left-multiplies the gradient, grad-h divides the field values. Each is a type;
+/// the `No*` types compile to nothing. The states are views of per-particle arrays the caller (or
+/// the corrections layer) computed.
 
 namespace sphad::ops {
 
@@ -46,7 +46,7 @@ struct CRKAdjoint {
   Mat<T, D, D> grad_b{};
 };
 
-/// CRK factors of the query particles (ref-corrections §2.4 with decision C1):
+/// CRK factors of the query particles:
 ///   Ŵ_ij = A_i (1 + B_i·x_ij) W_ij,
 ///   ∇Ŵ_ij = A_i W_ij B_i + A_i (1 + B_i·x_ij) ∇W_ij + (1 + B_i·x_ij) W_ij ∇A_i
 ///           + A_i W_ij (∇B_i x_ij),
@@ -154,7 +154,7 @@ struct NoRenormalization {
   SPHAD_HOST_DEVICE SPHAD_INLINE static constexpr std::int64_t size() { return -1; }
 };
 
-/// Gradient renormalization: Ĝ_ij ← L_i Ĝ_ij after CRK (ref-corrections §3.4), in Gradient,
+/// Gradient renormalization: Ĝ_ij ← L_i Ĝ_ij after CRK, in Gradient,
 /// Divergence, Curl, the non-Naive Laplacians and Covariance.
 template <int D, class T, class Matrices = Span<const Mat<T, D, D>>>
 struct Renormalization {
@@ -202,7 +202,7 @@ struct NoGradH {
 };
 
 /// Grad-h: Gradient, Divergence, Curl and Laplacian divide f_i by Ω_i and f_j by Ω_j
-/// (decision O4; Interpolate, Density and Covariance ignore it).
+/// (Interpolate, Density and Covariance ignore it).
 template <class T, class QueryOmegas = Span<const T>, class ReferenceOmegas = Span<const T>>
 struct GradH {
   using scalar_type = promote_all_t<view_scalar_t<QueryOmegas>, view_scalar_t<ReferenceOmegas>>;

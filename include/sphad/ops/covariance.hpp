@@ -15,11 +15,11 @@
 
 /// \file
 /// \brief `ops::Covariance`: C_i = Σ_j V_j (x_j − x_i) ⊗ ∇W_ij with the count of pairs with
-/// Ŵ_ij > 0, the matrix gradient renormalization inverts (ref-operators.md §4.7).
+/// Ŵ_ij > 0, the matrix gradient renormalization inverts.
 
 namespace sphad::ops {
 
-/// C_i = Σ_j V_j (x_j − x_i) ⊗ ∇W_ij and the count of pairs with W_ij > 0 (ref-operators §4.7).
+/// C_i = Σ_j V_j (x_j − x_i) ⊗ ∇W_ij and the count of pairs with W_ij > 0.
 template <class T, int D>
 struct CovarianceResult {
   Mat<T, D, D> matrix{};

@@ -12,8 +12,7 @@
 
 /// \file
 /// \brief `density_position_hvp`: the Hessian-vector product of the density with respect to
-/// positions (ref-autodiff.md §7, decisions A5, A7), the Newton step of implicit particle
-/// shifting.
+/// positions, the Newton step of implicit particle shifting.
 
 namespace sphad {
 
@@ -45,13 +44,13 @@ struct StoreFirstTangent {
 
 } // namespace ops::detail
 
-/// The Density position HVP (ref-autodiff §7): for each query i,
+/// The Density position HVP: for each query i,
 ///   HVP_i = Σ_j m_j H_ij (v_i^q − v_j^r),   H_ij = ∂∇W/∂x at x_ij (Hessian of the pair's
-/// kernel under `Support`, the support-scheme average of decision K3), written to `out` [Nq].
+/// kernel under `Support`: the mean over h_i and h_j for averaging schemes), written to `out` [Nq].
 /// It is the derivative along (v^q, v^r) of g_i = Σ_j m_j ∇W_ij, computed as its forward mode
 /// (the kernel's dual gradient: one definition), with supports and masses frozen. Self pairs —
 /// the same particle in both roles (`queries` and `references` view the same positions, j = i;
-/// decision A5, identity of the particle, not index equality) — are skipped: g_i's self term
+/// identity of the particle, not index equality) — are skipped: g_i's self term
 /// m_i ∇W(0) does not depend on x_i, whatever the two role tangents. Coincident distinct
 /// particles use the finite limit H(0) (defined as 0 for kernels with k'(0) ≠ 0). Kinds and
 /// `options.direction` filter as in `apply`. Allocates nothing, never synchronizes; throws

@@ -13,7 +13,7 @@
 
 /// \file
 /// \brief `jvp<Op>`: an operator's primal output and its directional derivatives as separate
-/// arrays, from inputs whose views carry tangents (architecture §3, decisions A1–A4).
+/// arrays, from inputs whose views carry tangents.
 
 namespace sphad {
 
@@ -127,7 +127,7 @@ struct JVPResult {
 /// view may carry tangents — a `DualView` pairing a primal array with N tangent arrays
 /// (`with_tangents`; sets: `with_positions(...)` etc.; correction states: `.with_tangents(...)`)
 /// or an array of `Dual` elements — and only those pay; an input without tangents is an exact
-/// zero direction. Kinds, neighbour lists, grids and the domain carry none (decision A2: they
+/// zero direction. Kinds, neighbour lists, grids and the domain carry none (they
 /// cannot be given any). The primal equals `apply`'s bitwise. Allocates nothing and never
 /// synchronizes. Throws like `apply_into` (argument names `primal`, `tangents` for outputs).
 template <class Op,

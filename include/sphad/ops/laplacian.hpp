@@ -15,8 +15,8 @@
 #include <type_traits>
 
 /// \file
-/// \brief `ops::Laplacian`: the SPH Laplacian in the reference's four schemes (ref-operators.md
-/// §4.6), with its kernel part's hand-written transpose for the Brookshaw and Default schemes.
+/// \brief `ops::Laplacian`: the SPH Laplacian in the reference's four schemes, with its kernel
+/// part's hand-written transpose for the Brookshaw and Default schemes.
 
 namespace sphad::ops {
 
@@ -60,7 +60,7 @@ struct PositiveDivergenceCombine {
 };
 } // namespace detail
 
-/// ∇²f_i (ref-operators §4.6): q_ij = (f_j − f_i) V_j, or (f_j − f_i) m_j ρ_i/ρ_j² for the
+/// ∇²f_i: q_ij = (f_j − f_i) V_j, or (f_j − f_i) m_j ρ_i/ρ_j² for the
 /// Symmetric gradient scheme; n = x_ij/(r + 1e-8 h_ij). Naive q ∇²W; Brookshaw
 /// −2q(G·n)/(r + 1e-8 h_ij); Default −2q(G·n)/(r + 1e-12 h_ij); Dot F(q_k − (D+2)(q_b·n) n_k),
 /// F = (n·G)/(r + 1e-8 h_ij), per block b of D components. Zero at r = 0. With

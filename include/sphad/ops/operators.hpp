@@ -23,18 +23,18 @@
 
 /// \file
 /// \brief The SPH operators as compile-time specs: each holds only its pair term
-/// (ref-operators.md §4); `apply` (<sphad/ops/apply.hpp>) adds validation, the loop over pairs
+/// (their sums: docs/ops.md); `apply` (<sphad/ops/apply.hpp>) adds validation, the loop over pairs
 /// and the launch. The terms are templates over the scalar type, so dual numbers give their
 /// derivatives without a second copy of the maths. Each spec states its choices as runtime
 /// values in `properties` (canonical, see <sphad/ops/properties.hpp>) and which field types it
 /// accepts in `accepts_field<D, F>` (what the runtime front end checks before dispatching). G is
 /// the corrected kernel gradient
 /// (`Pair::corrected_gradient`: CRK, then renormalization) and Ŵ the corrected value; grad-h
-/// divides the field values in the operators that declare `uses_grad_h` (decision O4).
+/// divides the field values in the operators that declare `uses_grad_h`.
 
 namespace sphad::ops {
 
-/// ρ_i = Σ_j m_j W_ij; output [Nq]. Reads no densities, values or volumes (ref-operators §4.1).
+/// ρ_i = Σ_j m_j W_ij; output [Nq]. Reads no densities, values or volumes.
 template <class Kernel, SupportScheme Support = SupportScheme::Gather>
 struct Density : detail::OperatorBase<Kernel, Support>, KernelQuantity<KernelPart::value> {
   static constexpr OperationProperties properties = Density::describe(Operation::Density);
@@ -51,7 +51,7 @@ struct Density : detail::OperatorBase<Kernel, Support>, KernelQuantity<KernelPar
   }
 };
 
-/// f̃_i = Σ_j f_j V_j W_ij; output shaped like the field (ref-operators §4.2).
+/// f̃_i = Σ_j f_j V_j W_ij; output shaped like the field.
 template <class Kernel, SupportScheme Support = SupportScheme::Gather>
 struct Interpolate : detail::OperatorBase<Kernel, Support>,
                      KernelQuantity<KernelPart::corrected_value> {
@@ -70,7 +70,7 @@ struct Interpolate : detail::OperatorBase<Kernel, Support>,
 };
 
 /// ∇f_i = Σ_j c_ij ⊗ ∇W_ij, derivative axis last: scalar → [Nq, D], vector [K] → [Nq, K, D],
-/// matrix [R, C] → [Nq, R, C, D] (ref-operators §4.3, decision O1).
+/// matrix [R, C] → [Nq, R, C, D].
 template <class Kernel,
           GradientScheme Scheme = GradientScheme::Naive,
           SupportScheme Support = SupportScheme::Gather>
@@ -92,7 +92,7 @@ struct Gradient : detail::FieldDerivative<Kernel, Support>,
 };
 
 /// ∇·f_i = Σ_j contract(c_ij, ∇W_ij): vector [D] → scalar; matrix → vector, Standard contracting
-/// the first axis, Dot the last (decision O2). `Consistent` uses V_j ρ_j/ρ_i (ref-operators §4.4).
+/// the first axis, Dot the last (that axis must have extent D). `Consistent` uses V_j ρ_j/ρ_i.
 template <class Kernel,
           GradientScheme Scheme = GradientScheme::Naive,
           SupportScheme Support = SupportScheme::Gather,
@@ -121,7 +121,7 @@ struct Divergence : detail::FieldDerivative<Kernel, Support>,
 };
 
 /// ∇×f_i = Σ_j ∇W_ij × c_ij on the first field axis: 3D vector → vector, 2D vector → the z
-/// component; a [D, m] matrix gives the curl of each column (decision O3).
+/// component; a [D, m] matrix gives the curl of each column.
 template <class Kernel,
           GradientScheme Scheme = GradientScheme::Naive,
           SupportScheme Support = SupportScheme::Gather>

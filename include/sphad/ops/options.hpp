@@ -14,8 +14,8 @@ namespace sphad {
 /// Knobs of an operator call that do not change generated code.
 template <class R>
 struct ApplyOptions {
-  OperationDirection direction = OperationDirection::AllToAll; ///< decision O5 default
-  /// Lattice calibration (K7): when > 0, every kernel quantity is multiplied by
+  OperationDirection direction = OperationDirection::AllToAll; ///< default: no Ghost sources
+  /// Lattice calibration: when > 0, every kernel quantity is multiplied by
   /// `kernels::lattice_density_factor<Kernel>(n_h, D)`.
   R calibration_n_h = R(0);
 };

@@ -26,7 +26,7 @@ namespace sphad::ops {
 struct NoField {};
 
 /// The scalar type of each input a pair term reads, each plain unless that input carries
-/// tangents (forward mode, architecture §3): positions X, supports H, masses M, densities Rho,
+/// tangents (forward mode): positions X, supports H, masses M, densities Rho,
 /// volumes V; `scalar` is the call's scalar (the promotion of all of them and of the
 /// correction states), for terms that need one type for everything.
 template <class X, class H, class M, class Rho, class V, class Scalar>
@@ -61,11 +61,11 @@ struct NoGeometryInCombine {
 
 /// What an operator's `combine` and `particle_part` see of a pair (query i, reference j): the
 /// particle inputs — masses, densities, the volume V_j (m_j/ρ_j, or the reference's volume when
-/// volumes are given, ref-operators §3.5) and the field values — and no geometry. The pair
-/// vector, the supports and the kernel quantities are the kernel part's (`Pair`): reverse mode
-/// differentiates them there, so reading them here (`x_ij`, `h_i`, `h_j`, `support()`, `w()`,
-/// `gradient()`, `laplacian()`, `corrected_value()`, `corrected_gradient()`) fails to compile
-/// with the reason. Each input keeps its own scalar type (`S`: a `PairScalars`).
+/// volumes are given) and the field values — and no geometry. The pair vector, the supports and the
+/// kernel quantities are the kernel part's (`Pair`): reverse mode differentiates them there, so
+/// reading them here (`x_ij`, `h_i`, `h_j`, `support()`, `w()`, `gradient()`, `laplacian()`,
+/// `corrected_value()`, `corrected_gradient()`) fails to compile with the reason. Each input keeps
+/// its own scalar type (`S`: a `PairScalars`).
 template <int D, class S, class Field>
 struct ParticlePair {
   using scalar = typename S::scalar;
@@ -95,13 +95,12 @@ struct ParticlePair {
 
 /// One (query i, reference j) pair as an operator's `term` and `kernel_part` see it: the
 /// particle inputs (`ParticlePair`, what `particles()` returns) and the geometry. `volume_j` is the
-/// apparent volume V_j = m_j/ρ_j, or the reference's volume when volumes are given (ref-operators
-/// §3.5). `factor` is the lattice calibration factor (1 when off, decision K7): the pair's kernel
-/// quantities (`w`, `gradient`, `laplacian`) include it. `corrected_value` and
-/// `corrected_gradient` apply the call's corrections (ref-operators §3.6): CRK, then
-/// renormalization. Each input keeps its own scalar type (`S`: a `PairScalars`), so an input
-/// without tangents costs nothing in the pair terms: the kernel of a pair whose supports are
-/// plain never computes a support derivative.
+/// apparent volume V_j = m_j/ρ_j, or the reference's volume when volumes are given. `factor` is
+/// the lattice calibration factor (1 when off): the pair's kernel quantities (`w`, `gradient`,
+/// `laplacian`) include it. `corrected_value` and `corrected_gradient` apply the call's
+/// corrections: CRK, then renormalization. Each input keeps its own scalar type (`S`: a
+/// `PairScalars`), so an input without tangents costs nothing in the pair terms: the kernel of a
+/// pair whose supports are plain never computes a support derivative.
 template <class Kernel, SupportScheme Support, int D, class S, class Field, class Corrections>
 struct Pair : ParticlePair<D, S, Field> {
   using scalar = typename S::scalar;

@@ -24,10 +24,10 @@ struct OperationProperties {
   KernelId kernel = KernelId::Wendland4;
   SupportScheme support = SupportScheme::Gather;
   GradientScheme gradient_scheme = GradientScheme::Naive;        ///< gradient family, Laplacian
-  LaplacianScheme laplacian_scheme = LaplacianScheme::Brookshaw; ///< decision O5 default
-  DivergenceMode divergence_mode = DivergenceMode::Standard;     ///< Divergence (O2)
-  bool consistent_divergence = false;                            ///< Divergence (§4.4)
-  bool positive_divergence = false;                              ///< Laplacian (§4.6)
+  LaplacianScheme laplacian_scheme = LaplacianScheme::Brookshaw; ///< default: Brookshaw
+  DivergenceMode divergence_mode = DivergenceMode::Standard;     ///< Divergence
+  bool consistent_divergence = false;                            ///< Divergence: V_j ρ_j/ρ_i
+  bool positive_divergence = false;                              ///< Laplacian: x_ij·q_ij ≥ 0
 
   friend constexpr bool operator==(const OperationProperties& a, const OperationProperties& b) {
     return a.operation == b.operation && a.kernel == b.kernel && a.support == b.support &&

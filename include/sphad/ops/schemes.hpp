@@ -21,7 +21,7 @@ enum class Operation : int {
   Covariance = 7,
 };
 
-/// How the field enters a gradient-like pair term (ref-operators §4.3).
+/// How the field enters a gradient-like pair term.
 enum class GradientScheme : int {
   Naive = 1,      ///< f_j V_j
   Symmetric = 2,  ///< m_j ρ_i (f_i/ρ_i² + f_j/ρ_j²)
@@ -29,7 +29,7 @@ enum class GradientScheme : int {
   Summation = 4,  ///< (f_j + f_i) V_j
 };
 
-/// The Laplacian's pair term (ref-operators §4.6). Default scheme: Brookshaw (decision O5).
+/// The Laplacian's pair term. Default scheme: Brookshaw.
 enum class LaplacianScheme : int {
   Naive = 1,     ///< q_ij ∇²W_ij
   Brookshaw = 2, ///< −2 q_ij (G·n)/(r + 1e-8 h_ij)
@@ -37,7 +37,8 @@ enum class LaplacianScheme : int {
   Default = 4,   ///< −2 q_ij (G·n)/(r + 1e-12 h_ij)
 };
 
-/// Which field axis Divergence contracts (decision O2): standard the first, dot the last.
+/// Which field axis Divergence contracts (it must have extent D): standard the first, dot the
+/// last.
 enum class DivergenceMode : int { Standard = 0, Dot = 1 };
 
 } // namespace sphad

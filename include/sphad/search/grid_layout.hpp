@@ -18,7 +18,7 @@
 namespace sphad::search {
 
 /// A uniform grid over the domain with cells at least as wide as the largest search radius, so
-/// every neighbour of a point lies in its cell or an adjacent one (decision N3). Periodic axes
+/// every neighbour of a point lies in its cell or an adjacent one. Periodic axes
 /// are tiled exactly by n = ⌊L / c⌋ cells of width L/n ≥ c; non-periodic axes get cells of width
 /// c from `min`, and points beyond the bounds fall into the boundary cells (nothing is lost).
 /// Cells are numbered linearly, axis 0 slowest.

@@ -156,7 +156,7 @@ HashGrid<D, T, Exec> build_hash_grid(const Exec& exec,
 /// cells in lexicographic order of their offsets (axis 0 slowest, −1 before 0 before +1, repeated
 /// cells of short periodic axes skipped), then ascending original index within a cell. Building a
 /// neighbour list and traversing the grid both go through here, so they visit the same pairs in
-/// the same order (decision N5).
+/// the same order.
 template <SupportScheme S, int D, class T, class F>
 SPHAD_HOST_DEVICE void
 for_each_neighbor(const HashGridView<D, T>& grid, const Vec<T, D>& x_i, T h_i, T skin, F&& f) {

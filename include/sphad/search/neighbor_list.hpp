@@ -19,7 +19,7 @@
 #include <cstdint>
 
 /// \file
-/// \brief CSR neighbour lists (decision N1): for query i, `neighbors[offsets[i], offsets[i+1])`
+/// \brief CSR neighbour lists: for query i, `neighbors[offsets[i], offsets[i+1])`
 /// holds the original indices of its reference neighbours, self pairs included.
 
 namespace sphad {
@@ -216,7 +216,7 @@ void count_and_scan(const Exec& exec,
 namespace search {
 /// The grid `build_neighbor_list` searches: over `references`, cells as wide as the largest
 /// search radius of scheme S (plus the skin). Operators that traverse the grid instead of a
-/// list (decision N5) build it with this, so both visit the same pairs in the same order.
+/// list build it with this, so both visit the same pairs in the same order.
 /// Validates like `build_neighbor_list`.
 template <SupportScheme S, int D, class T, class Exec>
 HashGrid<D, T, Exec> build_search_grid(const Exec& exec,
@@ -232,10 +232,10 @@ HashGrid<D, T, Exec> build_search_grid(const Exec& exec,
 
 /// Builds the neighbour list of `queries` among `references` under support scheme S: j is a
 /// neighbour of i when |x_i − x_j| ≤ h_ij (+ skin), the minimum image on periodic axes, self
-/// pairs included (decision N1). Queries and references may be the same set (pass the same view
+/// pairs included. Queries and references may be the same set (pass the same view
 /// twice). Two passes over a grid of the references: count, scan, one host read of the total
-/// (decision N4; on CUDA together with a flag for non-finite inputs found on the device), fill.
-/// Deterministic: the same input gives the same arrays (N2).
+/// (on CUDA together with a flag for non-finite inputs found on the device), fill.
+/// Deterministic: the same input gives the same arrays.
 /// Throws `InvalidArgument` (before any launch, from host metadata) for mismatched sizes,
 /// non-finite or inverted domain bounds or an extent that overflows, a search radius ≥ L/2 on
 /// a periodic axis, bad options; on the host also for non-finite positions or supports,
@@ -261,7 +261,7 @@ NeighborList<Exec> build_neighbor_list(const Exec& exec,
   exec::for_each_index(
       exec, 1,
       search::detail::PackStatus{list.offsets.data(), nq, bad_input.data(), status.data()});
-  // host sync: the one read of decision N4 (the total, with the bad-input flags)
+  // host sync: the build's one read (the total, with the bad-input flags)
   const auto host_status = exec::to_host(exec, status.data(), 3);
   SPHAD_REQUIRE(host_status[1] == 0, function, "queries",
                 "or `references` has a non-finite position or a non-finite or negative support");

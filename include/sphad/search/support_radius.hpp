@@ -12,7 +12,7 @@
 
 /// \file
 /// \brief The search's inclusion rule: a pair (i, j) is a neighbour when its minimum-image
-/// distance is at most its search radius (ref-neighbors.md §4, decision N1).
+/// distance is at most its search radius.
 
 namespace sphad::search {
 

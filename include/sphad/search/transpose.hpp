@@ -20,7 +20,7 @@
 /// \file
 /// \brief The transpose of a neighbour list: for each reference, the queries that have it as a
 /// neighbour. Reverse mode gathers the reference particles' adjoints over it (no atomics, so
-/// the gradients are bitwise reproducible, architecture §3).
+/// the gradients are bitwise reproducible).
 
 namespace sphad {
 

@@ -19,7 +19,7 @@
 #include <limits>
 
 /// \file
-/// \brief Verlet lists (decision N6): a list built with a skin, kept while no pair can have
+/// \brief Verlet lists: a list built with a skin, kept while no pair can have
 /// entered the support since, and filtered down to the exact radius between rebuilds.
 
 namespace sphad {
@@ -60,7 +60,7 @@ T max_drift(const Exec& exec,
   exec::for_each_index(
       exec, now.size(),
       Drift<D, T>{domain, now, then_positions.data(), then_supports.data(), drift.data()});
-  // host sync: the Verlet check's one reduction per set (decision N6)
+  // host sync: the Verlet check's one reduction per set
   return exec::reduce_max(exec, drift.data(), now.size(), T(0));
 }
 
@@ -124,7 +124,8 @@ struct KeepWithin {
 
 /// Builds a Verlet list: the neighbour list of `build_neighbor_list` with every pair radius
 /// enlarged by `skin` (≥ 0), plus copies of the positions and supports it saw. Same errors as
-/// `build_neighbor_list`, with the skin counted in the K5 check.
+/// `build_neighbor_list`, with the skin counted in the check of the search radius against L/2 on
+/// periodic axes.
 template <SupportScheme S, int D, class T, class Exec>
 VerletList<D, T, Exec> build_verlet_list(const Exec& exec,
                                          const SearchPoints<D, T>& queries,
@@ -203,7 +204,7 @@ NeighborList<Exec> filter_verlet_list(const Exec& exec,
   exec::fill(exec, list.offsets.data() + nq, 1, std::int64_t(0));
   exec::for_each_index(exec, nq, keep);
   exec::exclusive_scan(exec, list.offsets.data(), list.offsets.data(), nq + 1);
-  // host sync: the total, to size the filtered list (decision N4)
+  // host sync: the total, to size the filtered list
   list.num_pairs = exec::to_host(exec, list.offsets.data() + nq, 1)[0];
   list.neighbors = Buffer<std::int32_t, Exec>(exec, list.num_pairs);
   keep.neighbors = list.neighbors.data();

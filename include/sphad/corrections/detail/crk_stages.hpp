@@ -32,7 +32,7 @@ struct KernelSum : Stage<Kernel, SupportScheme::Gather> {
   }
 };
 
-/// V_i = 1/S_i, and 0 where S_i = 0 (C3: a masked query or one without accepted neighbours).
+/// V_i = 1/S_i, and 0 where S_i = 0 (a masked query or one without accepted neighbours).
 struct ReciprocalOf {
   template <class T>
   SPHAD_HOST_DEVICE SPHAD_INLINE T operator()(const T& sum) const {
@@ -111,7 +111,7 @@ struct CRKDensitySums : Stage<Kernel, SupportScheme::Scatter> {
   }
 };
 
-/// ρ_i = num/den, and 0 where den = 0 (C3).
+/// ρ_i = num/den, and 0 where den = 0.
 struct QuotientOf {
   template <class T>
   SPHAD_HOST_DEVICE SPHAD_INLINE T operator()(const Vec<T, 2>& sums) const {

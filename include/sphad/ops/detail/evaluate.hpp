@@ -66,7 +66,7 @@ struct ListNeighbors {
 };
 
 /// Neighbours of query i straight from the search grid, in the list's order (found from the
-/// primal position and support: the neighbour set carries no tangents, decision A3).
+/// primal position and support: the neighbour set carries no tangents).
 template <SupportScheme S, int D, class R>
 struct GridNeighbors {
   search::HashGridView<D, R> grid;
@@ -174,9 +174,9 @@ template <class Op,
 using output_of_t =
     typename CallTypes<Op, Queries, References, QueryValues, ReferenceValues, Corr>::output;
 
-/// One query particle's sum: zero when its kind is filtered out (ref-operators §3.1), else the
-/// operator's pair terms over the accepted neighbours, accumulated in neighbour order; `store`
-/// writes it. Every input is read through its view and converted to the call's scalar.
+/// One query particle's sum: zero when its kind is filtered out, else the operator's pair terms
+/// over the accepted neighbours, accumulated in neighbour order; `store` writes it. Every input is
+/// read through its view and converted to the call's scalar.
 template <class Op,
           class Neighbors,
           class Queries,
@@ -204,7 +204,7 @@ struct Evaluate {
   Corr corrections;
   Store store;
   /// Skip the pair (i, i) (queries and references are one set): only the Density HVP, whose
-  /// self term is structurally zero (decision A5), sets it.
+  /// self term is structurally zero, sets it.
   bool skip_self_pairs;
 
   template <class X, class View>

@@ -17,8 +17,8 @@ namespace sphad::ops::detail {
 template <class F>
 struct dependent_false : std::false_type {};
 
-/// The gradient-family coefficient c_ij of a scheme (ref-operators §4.3), field-shaped, with
-/// the reference volume `volume` (V_j, or consistentDivergence's V_j ρ_j/ρ_i).
+/// The gradient-family coefficient c_ij of a scheme, field-shaped, with the reference volume
+/// `volume` (V_j, or consistentDivergence's V_j ρ_j/ρ_i).
 template <GradientScheme G, class P, class V>
 SPHAD_HOST_DEVICE SPHAD_INLINE auto coefficient(const P& p, const V& volume) {
   if constexpr (G == GradientScheme::Naive) {
@@ -38,7 +38,7 @@ SPHAD_HOST_DEVICE SPHAD_INLINE auto coefficient(const P& p) {
   return coefficient<G>(p, p.volume_j);
 }
 
-/// c ⊗ G with the derivative axis last (decision O1): scalar → [D], vector [K] → [K, D].
+/// c ⊗ G with the derivative axis last: scalar → [D], vector [K] → [K, D].
 template <class C, class T, int D>
 SPHAD_HOST_DEVICE SPHAD_INLINE auto outer_with(const C& c, const Vec<T, D>& g) {
   if constexpr (is_vec_v<C>) {
@@ -64,7 +64,7 @@ constexpr bool contractible() {
   }
 }
 
-/// The divergence contraction (decision O2): Standard contracts the first field axis, Dot the
+/// The divergence contraction: Standard contracts the first field axis, Dot the
 /// last; the contracted axis must have extent D.
 template <DivergenceMode M, class C, class T, int D>
 SPHAD_HOST_DEVICE SPHAD_INLINE auto contract(const C& c, const Vec<T, D>& g) {
@@ -102,7 +102,7 @@ constexpr bool curlable() {
   }
 }
 
-/// The curl pair term G × c on the first field axis (decision O3): 3D vector → vector, 2D
+/// The curl pair term G × c on the first field axis: 3D vector → vector, 2D
 /// vector → its z component.
 template <class C, class T, int D>
 SPHAD_HOST_DEVICE SPHAD_INLINE auto curl_term(const C& c, const Vec<T, D>& g) {

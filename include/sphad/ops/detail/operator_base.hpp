@@ -51,7 +51,7 @@ template <class F>
 inline constexpr bool is_field_v = !std::is_same_v<F, NoField>;
 
 /// What Gradient, Divergence, Curl and Laplacian share: they read values and densities, and
-/// grad-h divides their values (decision O4).
+/// grad-h divides their values.
 template <class Kernel, SupportScheme Support>
 struct FieldDerivative : OperatorBase<Kernel, Support> {
   static constexpr bool uses_grad_h = true;

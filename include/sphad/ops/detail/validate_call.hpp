@@ -61,8 +61,7 @@ void validate_particles(const Set& set,
 }
 
 /// The correction states must cover the query (CRK, renormalization) and both sets (grad-h);
-/// CRK factors describe one particle set, so a distinct reference set needs its own volumes
-/// (decision C4).
+/// CRK factors describe one particle set, so a distinct reference set needs its own volumes.
 template <class Queries,
           class References,
           class CRKType,
@@ -217,7 +216,7 @@ ListNeighbors traversal(const Exec& exec,
   return ListNeighbors{list.offsets.data(), list.neighbors.data()};
 }
 
-/// ...or the search grid, traversed directly (decision N5), checked against the references it
+/// ...or the search grid, traversed directly, checked against the references it
 /// sorted and, on the host, against the supports it must reach.
 template <SupportScheme S, int D, class R, class Exec, class Queries, class References>
 GridNeighbors<S, D, R> traversal(const Exec& exec,
