@@ -123,9 +123,8 @@ auto record_omegas(Tape<Exec>& tape,
                 "particles",
                 sphad::detail::concat("needs densities (got ", particles.densities.size(), " for ",
                                       particles.size(), ")"));
-  const auto sums = record<detail::KernelDhSum<Kernel>>(tape, particles, particles, domain,
-                                                        neighbors, Span<const ops::NoField>{},
-                                                        Span<const ops::NoField>{}, options);
+  const auto sums =
+      record<detail::KernelDhSum<Kernel>>(tape, particles, particles, domain, neighbors, options);
   return record_map(tape, particles.size(), detail::OmegaOf<Set::dim>{}, sums, particles.supports,
                     particles.densities);
 }

@@ -190,8 +190,7 @@ auto record_renormalization(Tape<Exec>& tape,
                             const ApplyOptions<typename Queries::primal_scalar>& options = {},
                             const Corr& corrections = {}) {
   const auto covariances = record<detail::RenormalizationCovariance<Kernel, Support>>(
-      tape, queries, references, domain, neighbors, Span<const ops::NoField>{},
-      Span<const ops::NoField>{}, options, corrections);
+      tape, queries, references, domain, neighbors, options, corrections);
   return record_map(tape, queries.size(), detail::RenormalizationOf{}, covariances);
 }
 
