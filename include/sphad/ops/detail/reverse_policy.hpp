@@ -32,9 +32,9 @@ struct ReversePolicy {
 /// The host: rows in chunks, each on one thread adding into its own array (`ChunkSums`).
 template <>
 struct ReversePolicy<exec::host> {
-  /// Threads per row: one, its entries in order (`RowAdjoints::operator()`, prefetching
-  /// ahead). Not `InLanes<1>`: written as that, the Laplacian's host sweep measured 3–5 %
-  /// slower (other inlining), the rest equal.
+  /// Threads per row: one, its entries in order (`RowAdjoints::rows`, prefetching ahead). Not
+  /// `InLanes<1>`: written as that, the Laplacian's host sweep measured 3–5 % slower (other
+  /// inlining), the rest equal.
   static constexpr int lanes = 1;
   /// The most chunks of rows (`row_chunks`). Each chunk adds its references' adjoints into its
   /// own array (scratch: this many × N_ref scalars per reference-side direction), then every
