@@ -16,4 +16,5 @@
 #include <sphad/ops.hpp>
 #include <sphad/sampling.hpp>
 #include <sphad/search.hpp>
+#include <sphad/sim.hpp>
 #include <sphad/span.hpp>

@@ -5,6 +5,8 @@
 
 #include <sphad/exec.hpp>
 
+#include "support/space_arrays.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -20,19 +22,6 @@
 namespace sphad::test {
 
 using Exec = SPHAD_TEST_EXEC;
-
-/// A buffer in the space's memory holding a copy of `values`.
-template <class T>
-Buffer<T, Exec> upload(const Exec& exec, const std::vector<T>& values) {
-  Buffer<T, Exec> buffer(exec, std::int64_t(values.size()));
-  exec::copy_from_host(exec, values.data(), buffer.data(), buffer.size());
-  return buffer;
-}
-
-template <class T>
-std::vector<T> download(const Exec& exec, const Buffer<T, Exec>& buffer) {
-  return exec::to_host(exec, buffer.data(), buffer.size());
-}
 
 struct SquareIndex {
   std::int64_t* out;

@@ -9,19 +9,12 @@
 
 #include "kernels/kernel_cases.hpp" // near
 #include "support/flatten.hpp"
+#include "support/space_arrays.hpp"
 
 #include <cstdint>
 #include <vector>
 
 namespace sphad::test {
-
-/// A device copy of `v` (stream-ordered on `ex`).
-template <class T>
-Buffer<T, exec::cuda> upload(const exec::cuda& ex, const std::vector<T>& v) {
-  Buffer<T, exec::cuda> b(ex, std::int64_t(v.size()));
-  exec::copy_from_host(ex, v.data(), b.data(), b.size());
-  return b;
-}
 
 /// Every scalar of a device result equals the host result's to 1e-12 relative (1e-12 absolute).
 template <class T, class E>

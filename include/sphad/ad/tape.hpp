@@ -165,6 +165,23 @@ public:
     backward(options, Seed<E>{output, seed});
   }
 
+  /// Sweeps backward from a scalar loss: `loss` holds one scalar (a recorded sum, dot or norm:
+  /// <sphad/sim/reduce.hpp>), seeded with ∂L/∂loss = 1. Throws `InvalidArgument` naming `loss`
+  /// when it holds another number of elements.
+  template <class E>
+  void backward(const Variable<E>& loss, const BackwardOptions& options = {}) {
+    static_assert(std::is_floating_point_v<E>,
+                  "sphad::Tape::backward(loss): the loss is a Variable of plain scalars (float "
+                  "or double); seed another output with backward(output, seed)");
+    SPHAD_REQUIRE(loss.size() == 1, "Tape::backward", "loss",
+                  detail::concat("holds ", loss.size(),
+                                 " elements; a loss is one scalar (reduce it with record_sum, "
+                                 "record_dot or record_squared_norm, or give a seed)"));
+    Buffer<E, Exec> one(exec_, 1);
+    exec::fill(exec_, one.data(), 1, E(1));
+    backward(options, Seed<E>{loss, Span<const E>{one.data(), 1}});
+  }
+
   /// Sweeps backward from several outputs at once. Throws `InvalidArgument` before any work
   /// when a seed's size differs from its output's or when a recorded variable was written after
   /// recording (the gradients are then left as they were). A seed may be a view of this tape's

@@ -8,6 +8,7 @@
 #include <sphad/ad/tape.hpp>
 #include <sphad/errors.hpp>
 #include <sphad/exec/host.hpp>
+#include <sphad/exec/transform_reduce.hpp>
 #include <sphad/ops/detail/field_maps.hpp>
 #include <sphad/ops/detail/gradient_targets.hpp>
 #include <sphad/ops/detail/leaf_algebra.hpp>
@@ -21,7 +22,8 @@
 
 /// \file
 /// \brief `record_map`: a row-wise function out[i] = f(inputs at i) evaluated and recorded on
-/// a `Tape`, its backward the function itself on dual numbers (local forward mode per row).
+/// a `Tape`, its backward the function itself on dual numbers (local forward mode per row);
+/// `record_reduce`: the sum of such rows, with the same backward.
 
 namespace sphad {
 
@@ -66,32 +68,41 @@ struct MapPrimal {
   }
 };
 
-/// Row i of a map's backward: f on the seeded inputs, contracted with ȳ_i, added at i (to at
-/// most N targets, one per `Variable` input).
+/// Row i of a map's backward: f on the seeded inputs, contracted with ȳ at i · `ybar_stride`
+/// (1 for a map; 0 for a sum over the rows, whose one adjoint every row reads), added at i (to
+/// at most N targets, one per `Variable` input).
 template <int K, class S, class F, class Pack, class OutPrimal, int N>
 struct MapAdjoint {
   F f;
   Pack views;
   const OutPrimal* ybar;
+  std::int64_t ybar_stride;
   GradientTargets<S, N> targets;
   SPHAD_HOST_DEVICE SPHAD_INLINE void operator()(std::int64_t i) const {
     S g[K] = {};
-    add_directions(g, ybar[i], views.apply(f, i));
+    add_directions(g, ybar[i * ybar_stride], views.apply(f, i));
     targets.add(i, g);
   }
 };
 
-/// One recorded row-wise map.
+/// One recorded row-wise map over `rows` rows: out[i] = f(inputs at i) (`ybar_stride` 1), or
+/// their sum out[0] = Σ_i f(inputs at i) (`ybar_stride` 0).
 template <class Exec, class F, class OutPrimal, class... Views>
 struct MapRecord final : sphad::detail::Record<Exec> {
   using S = scalar_of_t<OutPrimal>;
   F f;
   std::tuple<Views...> inputs;
   Variable<OutPrimal> output;
+  std::int64_t rows;
+  std::int64_t ybar_stride;
   std::vector<sphad::detail::VersionSnapshot> snapshots;
 
-  MapRecord(const F& function, const std::tuple<Views...>& views, Variable<OutPrimal> out)
-      : f(function), inputs(views), output(std::move(out)) {
+  MapRecord(const F& function,
+            const std::tuple<Views...>& views,
+            Variable<OutPrimal> out,
+            std::int64_t num_rows,
+            std::int64_t stride)
+      : f(function), inputs(views), output(std::move(out)), rows(num_rows), ybar_stride(stride) {
     std::apply(
         [&](const auto&... v) { (sphad::detail::snapshot_version(snapshots, "inputs", v), ...); },
         inputs);
@@ -109,14 +120,65 @@ struct MapRecord final : sphad::detail::Record<Exec> {
           [&](const auto&... v) { return std::tuple<decltype(seeder(v))...>{seeder(v)...}; },
           inputs);
       const auto pack = std::apply([](const auto&... v) { return make_pack(v...); }, seeded);
-      exec::for_each_index(tape.exec(), output.size(),
+      exec::for_each_index(tape.exec(), rows,
                            MapAdjoint<K, S, F, std::remove_const_t<decltype(pack)>, OutPrimal, N>{
                                f, pack,
                                sphad::detail::TapeAccess::gradient_slot(tape, output, true).data(),
-                               seeder.targets});
+                               ybar_stride, seeder.targets});
     }
   }
 };
+
+/// Row i's term of a recorded sum: f(inputs at i).
+template <class F, class Pack>
+struct RowTerm {
+  F f;
+  Pack views;
+  SPHAD_HOST_DEVICE SPHAD_INLINE auto operator()(std::int64_t i) const { return views.apply(f, i); }
+};
+
+/// Throws naming `argument` of `function` when an input is an empty `Variable`, one another tape
+/// owns, or a view whose size is not n (before the tape changes).
+template <class Exec, class... Views>
+void check_row_inputs(const Tape<Exec>& tape,
+                      std::int64_t n,
+                      const char* function,
+                      const char* argument,
+                      const Views&... inputs) {
+  SPHAD_REQUIRE(n >= 0, function, "n", sphad::detail::concat("negative (got ", n, ")"));
+  const auto check = [&](const auto& input) {
+    require_tracks_an_array(input, &tape, function, argument);
+    SPHAD_REQUIRE(
+        input.size() == n, function, argument,
+        sphad::detail::concat("an input has ", input.size(), " entries for ", n, " rows"));
+  };
+  (check(inputs), ...);
+}
+
+/// `record_map` (`Sum` false: out[i] = f(inputs at i)) and `record_reduce` (`Sum` true:
+/// out[0] = Σ_i f(inputs at i)): the checks, the evaluation, and the map's record, whose rows
+/// read ȳ at i or all read the sum's one adjoint (stride 0).
+template <bool Sum, class F, class Exec, class... Views>
+auto record_rows(
+    Tape<Exec>& tape, std::int64_t n, const F& f, const char* function, const Views&... inputs) {
+  check_row_inputs(tape, n, function, "inputs", inputs...);
+  const auto plain = make_pack(Untracked{}(inputs)...);
+  using Pack = std::remove_const_t<decltype(plain)>;
+  using Out = std::remove_cv_t<std::remove_reference_t<decltype(plain.apply(f, 0))>>;
+  Variable<Out> out = sphad::detail::TapeAccess::make_output<Out>(tape, Sum ? 1 : n);
+  Out* const y = const_cast<Out*>(out.data());
+  if constexpr (Sum) {
+    exec::transform_reduce(tape.exec(), n, RowTerm<F, Pack>{f, plain}, y);
+  } else {
+    exec::for_each_index(tape.exec(), n, MapPrimal<F, Pack, Out>{f, plain, y});
+  }
+  if constexpr ((is_variable_v<Views> || ...)) {
+    sphad::detail::TapeAccess::push(tape,
+                                    std::make_unique<MapRecord<Exec, F, Out, Views...>>(
+                                        f, std::tuple<Views...>(inputs...), out, n, Sum ? 0 : 1));
+  }
+  return out;
+}
 
 } // namespace ops::detail
 
@@ -131,27 +193,21 @@ struct MapRecord final : sphad::detail::Record<Exec> {
 /// naming `inputs` when a view's size is not n, before the tape changes.
 template <class F, class Exec, class... Views>
 auto record_map(Tape<Exec>& tape, std::int64_t n, const F& f, const Views&... inputs) {
-  using namespace ops::detail;
-  SPHAD_REQUIRE(n >= 0, "record_map", "n", sphad::detail::concat("negative (got ", n, ")"));
-  const Untracked untracked;
-  const auto check = [&](const auto& input) {
-    require_tracks_an_array(input, &tape, "record_map", "inputs");
-    SPHAD_REQUIRE(
-        input.size() == n, "record_map", "inputs",
-        sphad::detail::concat("an input has ", input.size(), " entries for ", n, " rows"));
-  };
-  (check(inputs), ...);
-  const auto plain = make_pack(untracked(inputs)...);
-  using Out = std::remove_cv_t<std::remove_reference_t<decltype(plain.apply(f, 0))>>;
-  Variable<Out> out = sphad::detail::TapeAccess::make_output<Out>(tape, n);
-  exec::for_each_index(tape.exec(), n,
-                       MapPrimal<F, std::remove_const_t<decltype(plain)>, Out>{
-                           f, plain, const_cast<Out*>(out.data())});
-  if constexpr ((is_variable_v<Views> || ...)) {
-    sphad::detail::TapeAccess::push(tape, std::make_unique<MapRecord<Exec, F, Out, Views...>>(
-                                              f, std::tuple<Views...>(inputs...), out));
-  }
-  return out;
+  return ops::detail::record_rows<false>(tape, n, f, "record_map", inputs...);
+}
+
+/// Reverse mode for a sum over rows: out[0] = Σ_{i < n} f(inputs[0][i], inputs[1][i], ...), one
+/// element, recorded on `tape` when any input is a `Variable` (the output a `Variable` owned by
+/// the tape; a plain scalar output is a loss `Tape::backward(loss)` seeds with 1). `f` and the
+/// inputs are `record_map`'s, and so is the backward — a sum is a map whose rows share one
+/// adjoint: row i's inputs get ȳ · ∂f/∂x_i. The sum runs in an order fixed by n
+/// (`exec::transform_reduce`): the same bits on any number of threads; on CUDA nothing
+/// synchronizes. Dual-number views as inputs give the forward mode of the same sum. Throws
+/// `InvalidArgument` naming `inputs` when a view's size is not n, before the tape changes. The
+/// named sums a loss is made of (`record_sum`, `record_dot`, ...) are in <sphad/sim/reduce.hpp>.
+template <class F, class Exec, class... Views>
+auto record_reduce(Tape<Exec>& tape, std::int64_t n, const F& f, const Views&... inputs) {
+  return ops::detail::record_rows<true>(tape, n, f, "record_reduce", inputs...);
 }
 
 } // namespace sphad

@@ -7,15 +7,14 @@
 #include <sphad/errors.hpp>
 #include <sphad/exec/buffer.hpp>
 #include <sphad/exec/copy.hpp>
+#include <sphad/exec/group.hpp>
 #include <sphad/exec/host.hpp>
-#include <sphad/exec/sort.hpp>
 #include <sphad/search/list_checks.hpp>
 #include <sphad/search/neighbor_list.hpp>
 
-#include <algorithm>
 #include <cstdint>
 #include <type_traits>
-#include <vector>
+#include <utility>
 
 /// \file
 /// \brief The transpose of a neighbour list: for each reference, the queries that have it as a
@@ -46,97 +45,6 @@ struct RowsInOrder {
     out[t] = rows[entries[t]];
   }
 };
-
-/// values[k] = k.
-struct EntryIndex {
-  std::int64_t* values;
-  SPHAD_HOST_DEVICE SPHAD_INLINE void operator()(std::int64_t k) const { values[k] = k; }
-};
-
-/// offsets[j] = the first entry whose sorted key is ≥ j (binary search).
-struct FirstEntryOf {
-  const std::int32_t* sorted_keys;
-  std::int64_t n;
-  std::int64_t* offsets;
-  SPHAD_HOST_DEVICE SPHAD_INLINE void operator()(std::int64_t j) const {
-    std::int64_t lo = 0, hi = n;
-    while (lo < hi) {
-      const std::int64_t mid = lo + (hi - lo) / 2;
-      if (sorted_keys[mid] < j) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
-    offsets[j] = lo;
-  }
-};
-
-/// Groups the entries k of a list by their neighbour j = neighbors[k], keeping k increasing
-/// within a group: group j is entries[offsets[j] .. offsets[j + 1]) (offsets: [num_references +
-/// 1], entries: [num_pairs]). The grouping is unique, so the result does not depend on how
-/// the work is split: on the host a counting sort over at most 8 contiguous chunks of entries
-/// (in parallel), on CUDA a stable radix sort; stream-ordered, no synchronization.
-inline void group_by_neighbor(const exec::host&,
-                              const std::int32_t* neighbors,
-                              std::int64_t pairs,
-                              std::int64_t num_references,
-                              std::int64_t* offsets,
-                              std::int64_t* entries) {
-  const int chunks = int(std::max<std::int64_t>(
-      1, std::min<std::int64_t>({exec::host::concurrency(), 8, pairs / 65536})));
-  // counts[c][j]: entries of chunk c in group j; then each chunk's cursor into group j.
-  std::vector<std::int64_t> counts(std::size_t(chunks) * std::size_t(num_references), 0);
-  const auto chunk_begin = [&](int c) { return pairs * c / chunks; };
-#if SPHAD_HAS_OPENMP
-#pragma omp parallel for schedule(static, 1) num_threads(chunks) if (chunks > 1)
-#endif
-  for (int c = 0; c < chunks; ++c) {
-    std::int64_t* count = counts.data() + std::size_t(c) * std::size_t(num_references);
-    for (std::int64_t k = chunk_begin(c); k < chunk_begin(c + 1); ++k) {
-      ++count[neighbors[k]];
-    }
-  }
-  std::int64_t start = 0;
-  for (std::int64_t j = 0; j < num_references; ++j) {
-    offsets[j] = start;
-    for (int c = 0; c < chunks; ++c) {
-      std::int64_t& count = counts[std::size_t(c) * std::size_t(num_references) + std::size_t(j)];
-      const std::int64_t n = count;
-      count = start;
-      start += n;
-    }
-  }
-  offsets[num_references] = start;
-#if SPHAD_HAS_OPENMP
-#pragma omp parallel for schedule(static, 1) num_threads(chunks) if (chunks > 1)
-#endif
-  for (int c = 0; c < chunks; ++c) {
-    std::int64_t* cursor = counts.data() + std::size_t(c) * std::size_t(num_references);
-    for (std::int64_t k = chunk_begin(c); k < chunk_begin(c + 1); ++k) {
-      entries[cursor[neighbors[k]]++] = k;
-    }
-  }
-}
-
-#if defined(__CUDACC__)
-inline void group_by_neighbor(const exec::cuda& exec,
-                              const std::int32_t* neighbors,
-                              std::int64_t pairs,
-                              std::int64_t num_references,
-                              std::int64_t* offsets,
-                              std::int64_t* entries) {
-  Buffer<std::int32_t, exec::cuda> keys(exec, pairs);
-  exec::copy(exec, neighbors, keys.data(), pairs);
-  exec::for_each_index(exec, pairs, EntryIndex{entries});
-  int key_bits = 1; // the keys are references' indices, below num_references
-  while (key_bits < 31 && (std::int64_t(1) << key_bits) < num_references) {
-    ++key_bits;
-  }
-  exec::stable_sort_by_key(exec, keys.data(), entries, pairs, key_bits);
-  exec::for_each_index(exec, num_references + 1, FirstEntryOf{keys.data(), pairs, offsets});
-}
-#endif
 
 /// Checks a list handed to a transpose: counts and buffers consistent (O(1)); for a hand-made
 /// list also its offsets and indices (O(pairs) on the host; CUDA needs `validate` first).
@@ -201,8 +109,8 @@ group_entries(const Exec& exec, const NeighborList<Exec>& list, std::int64_t num
   EntryTranspose<Exec> out{Buffer<std::int64_t, Exec>(exec, num_references + 1),
                            Buffer<std::int64_t, Exec>(exec, list.num_pairs), num_references,
                            list.num_pairs};
-  group_by_neighbor(exec, list.neighbors.data(), list.num_pairs, num_references, out.offsets.data(),
-                    out.entries.data());
+  exec::group_by_key(exec, list.neighbors.data(), list.num_pairs, num_references,
+                     out.offsets.data(), out.entries.data());
   return out;
 }
 } // namespace search::detail

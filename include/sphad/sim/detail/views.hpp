@@ -1,0 +1,47 @@
+// SPDX-FileCopyrightText: The sphad authors
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <sphad/config.hpp>
+
+#include <sphad/ad/tape.hpp>
+#include <sphad/ad/variable.hpp>
+#include <sphad/errors.hpp>
+#include <sphad/span.hpp>
+
+#include <cstdint>
+
+/// \file
+/// \brief What the tape algebra's calls check of a view (a `Variable` or a `Span`) and how they
+/// read it untracked.
+
+namespace sphad::sim::detail {
+
+/// Throws naming `argument` of `function` when `view` is an empty `Variable`, a `Variable` of
+/// another tape or a cleared one, or has other than n elements (before the tape changes).
+template <class Exec, class View>
+void check_view(const Tape<Exec>& tape,
+                const View& view,
+                std::int64_t n,
+                const char* function,
+                const char* argument) {
+  if constexpr (is_variable_v<View>) {
+    SPHAD_REQUIRE(view.state != nullptr, function, argument,
+                  "is an empty Variable (default-constructed: it tracks no array)");
+    sphad::detail::require_on_tape(*view.state, &tape, function, argument);
+  }
+  SPHAD_REQUIRE(view.size() == n, function, argument,
+                sphad::detail::concat("has ", view.size(), " elements where ", n, " are needed"));
+}
+
+/// The view's array without tracking: a `Variable`'s `span()`, any other view itself.
+template <class View>
+auto untracked(const View& view) {
+  if constexpr (is_variable_v<View>) {
+    return view.span();
+  } else {
+    return view;
+  }
+}
+
+} // namespace sphad::sim::detail

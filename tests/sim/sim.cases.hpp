@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: MIT
+// Test bodies shared by the host (sim.test.cpp) and CUDA (sim.test.cu) executables: the tape's
+// array algebra — sums, dots, norms, gathers, scatter-adds — with their values and gradients
+// pinned analytically, and the primitives under them (`exec::transform_reduce`,
+// `exec::group_by_key`). The including file defines SPHAD_TEST_EXEC as the execution space.
+#pragma once
+
+#include <sphad/ad.hpp>
+#include <sphad/exec.hpp>
+#include <sphad/sim.hpp>
+
+#include "support/space_arrays.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <vector>
+
+#ifndef SPHAD_TEST_EXEC
+#error "define SPHAD_TEST_EXEC before including sim.cases.hpp"
+#endif
+
+namespace sphad::test {
+
+using SimExec = SPHAD_TEST_EXEC;
+using V2 = Vec<double, 2>;
+
+/// f(i) = i as a double.
+struct IndexAsDouble {
+  SPHAD_HOST_DEVICE double operator()(std::int64_t i) const { return double(i); }
+};
+
+/// 0.5, 1.5, 2.5, ... and (i, −2i).
+inline std::vector<double> ramp(std::int64_t n) {
+  std::vector<double> out;
+  for (std::int64_t i = 0; i < n; ++i) {
+    out.push_back(double(i) + 0.5);
+  }
+  return out;
+}
+inline std::vector<V2> ramp2(std::int64_t n) {
+  std::vector<V2> out;
+  for (std::int64_t i = 0; i < n; ++i) {
+    out.push_back({double(i), -2.0 * double(i)});
+  }
+  return out;
+}
+
+} // namespace sphad::test
+
+TEST_CASE("transform_reduce: the sum of f(i), exact for integers, zero for none", "[sim]") {
+  using namespace sphad;
+  const test::SimExec exec{};
+  for (const std::int64_t n : {std::int64_t(0), std::int64_t(1), std::int64_t(4097),
+                               std::int64_t(3 * exec::reduce_chunk + 5)}) {
+    Buffer<double, test::SimExec> out(exec, 1);
+    exec::transform_reduce(exec, n, test::IndexAsDouble{}, out.data());
+    CHECK(exec::to_host(exec, out.data(), 1)[0] == double(n * (n - 1) / 2));
+  }
+}
+
+TEST_CASE("group_by_key: positions grouped by key, increasing in each group", "[sim]") {
+  using namespace sphad;
+  const test::SimExec exec{};
+  const auto keys = test::upload(exec, std::vector<std::int32_t>{2, 0, 2, 3, 0, 2});
+  Buffer<std::int64_t, test::SimExec> offsets(exec, 5), entries(exec, 6);
+  exec::group_by_key(exec, keys.data(), 6, 4, offsets.data(), entries.data());
+  CHECK(exec::to_host(exec, offsets.data(), 5) == std::vector<std::int64_t>{0, 2, 2, 5, 6});
+  CHECK(exec::to_host(exec, entries.data(), 6) == std::vector<std::int64_t>{1, 4, 0, 2, 5, 3});
+}
+
+TEST_CASE("record_sum and record_squared_norm: values and gradients, seeded by the loss alone",
+          "[sim]") {
+  using namespace sphad;
+  const test::SimExec exec{};
+  Tape<test::SimExec> tape(exec);
+  const std::int64_t n = 5000;
+  const auto xs = test::upload(exec, test::ramp(n));
+  const auto ps = test::upload(exec, test::ramp2(n));
+  const Variable<double> x(xs.data(), n);
+  const Variable<test::V2> p(ps.data(), n);
+
+  const auto sum = record_sum(tape, x);
+  CHECK(test::download(exec, sum.span())[0] == 0.5 * double(n * n)); // Σ (i + ½) = n²/2
+  tape.backward(sum);
+  for (const double g : test::download(exec, tape.gradient(x))) {
+    REQUIRE(g == 1.0);
+  }
+
+  const auto norm = record_squared_norm(tape, p); // Σ 5 i²
+  CHECK(test::download(exec, norm.span())[0] == 5.0 * double((n - 1) * n * (2 * n - 1) / 6));
+  tape.backward(norm);
+  const auto gp = test::download(exec, tape.gradient(p));
+  CHECK(gp[7][0] == 14.0);
+  CHECK(gp[7][1] == -28.0);
+}
+
+TEST_CASE("record_dot and record_weighted_sum: each factor's gradient is the other", "[sim]") {
+  using namespace sphad;
+  const test::SimExec exec{};
+  Tape<test::SimExec> tape(exec);
+  const std::int64_t n = 100;
+  const auto ws = test::upload(exec, test::ramp(n));
+  const auto ps = test::upload(exec, test::ramp2(n));
+  const Variable<double> w(ws.data(), n);
+  const Variable<test::V2> p(ps.data(), n);
+
+  const auto dot = record_dot(tape, p, p);
+  tape.backward(dot);
+  CHECK(test::download(exec, tape.gradient(p))[3][1] == -12.0); // 2 · (−6)
+
+  const auto weighted = record_weighted_sum(tape, w, p); // Σ w_i p_i, a Vec
+  const auto seed = test::upload(exec, std::vector<test::V2>{{1.0, 3.0}});
+  tape.backward(weighted, Span<const test::V2>{seed.data(), 1});
+  CHECK(test::download(exec, tape.gradient(w))[4] == 4.0 - 24.0); // ⟨(1, 3), (4, −8)⟩
+  CHECK(test::download(exec, tape.gradient(p))[4][1] == 3.0 * 4.5);
+}
+
+TEST_CASE("record_gather and record_scatter_add: values, and adjoints summed over repeats",
+          "[sim]") {
+  using namespace sphad;
+  const test::SimExec exec{};
+  Tape<test::SimExec> tape(exec);
+  const auto xs = test::upload(exec, std::vector<double>{1, 2, 3, 4});
+  const Variable<double> x(xs.data(), 4);
+  const auto index = test::upload(exec, std::vector<std::int32_t>{3, 0, 3, 3, 1});
+
+  const auto y = record_gather(tape, x, Span<const std::int32_t>{index.data(), 5});
+  CHECK(test::download(exec, y.span()) == std::vector<double>{4, 1, 4, 4, 2});
+  tape.backward(record_sum(tape, y));
+  CHECK(test::download(exec, tape.gradient(x)) == std::vector<double>{1, 1, 0, 3});
+
+  const auto ys = test::upload(exec, std::vector<double>{1, 2, 3, 4, 5});
+  const Variable<double> v(ys.data(), 5);
+  const auto z = record_scatter_add(tape, v, Span<const std::int32_t>{index.data(), 5}, 4);
+  CHECK(test::download(exec, z.span()) == std::vector<double>{2, 5, 0, 8}); // 3: 1 + 3 + 4
+  const auto weights = test::upload(exec, std::vector<double>{10, 20, 30, 40});
+  tape.backward(z, Span<const double>{weights.data(), 4});
+  CHECK(test::download(exec, tape.gradient(v)) == std::vector<double>{40, 10, 40, 40, 20});
+}
