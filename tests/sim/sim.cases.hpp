@@ -14,6 +14,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <tuple>
 #include <vector>
 
 #ifndef SPHAD_TEST_EXEC
@@ -137,4 +138,106 @@ TEST_CASE("record_gather and record_scatter_add: values, and adjoints summed ove
   const auto weights = test::upload(exec, std::vector<double>{10, 20, 30, 40});
   tape.backward(z, Span<const double>{weights.data(), 4});
   CHECK(test::download(exec, tape.gradient(v)) == std::vector<double>{40, 10, 40, 40, 20});
+}
+
+namespace sphad::test {
+/// A state declared once: positions and densities.
+template <class Kind>
+struct Fluid {
+  sim::Array<Kind, V2> x;
+  sim::Array<Kind, double> rho;
+  template <class Self>
+  static auto fields(Self& s) {
+    return std::tie(s.x, s.rho);
+  }
+};
+
+/// One step's row function: x + (ρ, ρ²) and 2ρ.
+struct Drift {
+  template <class X, class R>
+  SPHAD_HOST_DEVICE auto operator()(const X& x, const R& rho) const {
+    X out = x;
+    out[0] = out[0] + rho;
+    out[1] = out[1] + rho * rho;
+    return out;
+  }
+};
+struct Add {
+  template <class A, class B>
+  SPHAD_HOST_DEVICE auto operator()(const A& a, const B& b) const {
+    return a + b;
+  }
+};
+struct Twice {
+  template <class R>
+  SPHAD_HOST_DEVICE R operator()(const R& rho) const {
+    return rho + rho;
+  }
+};
+
+/// A step over whole states: recorded when the state is tracked.
+template <class Tape, class Kind>
+Fluid<sim::Tracked> step(Tape& tape, const Fluid<Kind>& s) {
+  return {record_map(tape, s.x.size(), Drift{}, s.x, s.rho),
+          record_map(tape, s.rho.size(), Twice{}, s.rho)};
+}
+} // namespace sphad::test
+
+TEST_CASE("sim states: declared once, viewed, tracked, cloned, restored; a step over whole "
+          "states and its gradients",
+          "[sim]") {
+  using namespace sphad;
+  using Stored = sim::Stored<test::SimExec>;
+  const test::SimExec exec{};
+  test::Fluid<Stored> state{test::upload(exec, std::vector<test::V2>{{1, 2}, {3, 4}}),
+                            test::upload(exec, std::vector<double>{0.5, 2})};
+  const auto saved = sim::clone(exec, state);
+  const test::Fluid<sim::Views> views = sim::views(saved);
+  CHECK(test::download(exec, views.rho) == std::vector<double>{0.5, 2});
+
+  Tape<test::SimExec> tape(exec);
+  const auto in = sim::track(state);
+  const auto out = test::step(tape, in);
+  const auto next = sim::clone(exec, out); // the next state, owned by the caller
+  CHECK(test::download(exec, sim::views(next).x)[1][1] == 8.0);
+  CHECK(test::download(exec, sim::views(next).rho)[1] == 4.0);
+
+  // L = Σ ⟨x', x'⟩ + Σ ρ': ∂L/∂ρ_i = 2 x'_i0 + 4 ρ_i x'_i1 + 2.
+  tape.backward(record_map(tape, 1, test::Add{}, record_squared_norm(tape, out.x),
+                           record_sum(tape, out.rho)));
+  Buffer<double, test::SimExec> owned(exec, 2);
+  tape.copy_gradient(in.rho, Span<double>{owned.data(), 2});
+  tape.clear(); // the owned copy stays
+  CHECK(test::download(exec, owned) ==
+        std::vector<double>{2 * 1.5 + 4 * 0.5 * 2.25 + 2, 2 * 5.0 + 4 * 2.0 * 8.0 + 2});
+
+  // Restoring the checkpoint: the state's arrays hold the saved values again.
+  sim::copy_into(exec, saved, state);
+  CHECK(test::download(exec, state.x)[1][0] == 3.0);
+  test::Fluid<Stored> shorter{test::upload(exec, std::vector<test::V2>{{1, 2}}),
+                              test::upload(exec, std::vector<double>{0.5})};
+  CHECK_THROWS_WITH(sim::copy_into(exec, saved, shorter),
+                    Catch::Contains("argument `to`: an array has another size"));
+}
+
+TEST_CASE("Tape::add_gradient accumulates into caller memory; copy_gradient checks its sizes",
+          "[sim]") {
+  using namespace sphad;
+  const test::SimExec exec{};
+  const auto xs = test::upload(exec, std::vector<double>{1, 2, 3});
+  const Variable<double> x(xs.data(), 3);
+  auto sum = test::upload(exec, std::vector<double>{10, 10, 10});
+  for (int sweep = 0; sweep < 2; ++sweep) {
+    Tape<test::SimExec> tape(exec);
+    tape.backward(record_squared_norm(tape, x));
+    tape.add_gradient(x, Span<double>{sum.data(), 3});
+  }
+  CHECK(test::download(exec, sum) == std::vector<double>{14, 18, 22});
+  Tape<test::SimExec> tape(exec);
+  tape.backward(record_sum(tape, x));
+  CHECK_THROWS_WITH(tape.copy_gradient(x, Span<double>{sum.data(), 2}),
+                    Catch::Contains("argument `out`: has 2 elements for a variable of 3"));
+  const Variable<double> other(xs.data(), 3);
+  CHECK_THROWS_WITH(tape.add_gradient(other, Span<double>{sum.data(), 3}),
+                    Catch::Contains("argument `v`: was not recorded on this tape"));
 }

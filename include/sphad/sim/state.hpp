@@ -1,0 +1,147 @@
+// SPDX-FileCopyrightText: The sphad authors
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <sphad/config.hpp>
+
+#include <sphad/ad/variable.hpp>
+#include <sphad/errors.hpp>
+#include <sphad/exec/buffer.hpp>
+#include <sphad/exec/copy.hpp>
+#include <sphad/span.hpp>
+
+#include <cstdint>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+/// \file
+/// \brief A simulation's state as a struct declared once: its array members are typed by an
+/// array kind (`Array<Kind, E>`: owned storage, read-only views, tracked `Variable`s), and one
+/// list of them (`fields`) lets the library make every other form of it, copy it and restore it
+/// without the caller naming the arrays again.
+///
+/// ```cpp
+/// template <class Kind>
+/// struct Fluid {
+///   sim::Array<Kind, Vec<double, 2>> x, v;
+///   sim::Array<Kind, double> rho;
+///   template <class Self>
+///   static auto fields(Self& s) { return std::tie(s.x, s.v, s.rho); } // every array, in order
+/// };
+/// Fluid<sim::Stored<exec::host>> state = ...;        // owns the arrays
+/// const auto views = sim::views(state);               // Fluid<sim::Views>
+/// const auto tracked = sim::track(state);             // Fluid<sim::Tracked>, for a tape
+/// auto saved = sim::clone(exec, state);               // a checkpoint; sim::copy_into restores
+/// ```
+
+namespace sphad::sim {
+
+/// Owned arrays in `Exec`'s memory (`Buffer`): the state between steps, a checkpoint.
+template <class Exec>
+struct Stored {
+  template <class E>
+  using array = Buffer<E, Exec>;
+};
+/// Read-only views (`Span<const E>`): a step's untracked input.
+struct Views {
+  template <class E>
+  using array = Span<const E>;
+};
+/// Tracked arrays (`Variable<E>`): a recorded step's input, or its outputs (the tape's).
+struct Tracked {
+  template <class E>
+  using array = Variable<E>;
+};
+
+/// The member type of a state of kind `Kind` holding elements E.
+template <class Kind, class E>
+using Array = typename Kind::template array<E>;
+
+namespace detail {
+/// The element type of a `Buffer`, `Span` or `Variable`.
+template <class A>
+using array_element_t =
+    std::remove_cv_t<std::remove_pointer_t<decltype(std::declval<const A&>().data())>>;
+
+/// The members `fields` lists, as a tuple of references.
+template <class S>
+auto fields_of(S& state) {
+  return std::remove_const_t<S>::fields(state);
+}
+
+/// Checks that `fields` lists every array member: the views' form is the fields' views alone.
+template <template <class> class State>
+constexpr void check_fields() {
+  using ViewState = State<Views>;
+  using Listed = decltype(fields_of(std::declval<ViewState&>()));
+  static_assert(std::is_aggregate_v<ViewState>,
+                "sphad::sim: a state is an aggregate: public array members, no constructors or "
+                "bases (the library builds each form by listing its members in order)");
+  static_assert(sizeof(ViewState) == std::tuple_size_v<Listed> * sizeof(Span<const double>),
+                "sphad::sim: State::fields(s) must list every array member of the state, in "
+                "declaration order (std::tie(s.x, s.v, ...)), and the state hold nothing else");
+}
+
+/// State<To> whose member k is f(member k of `state`).
+template <class To, template <class> class State, class Kind, class F>
+State<To> map_state(const State<Kind>& state, F&& f) {
+  check_fields<State>();
+  return std::apply([&](const auto&... a) { return State<To>{f(a)...}; }, fields_of(state));
+}
+} // namespace detail
+
+/// The state's arrays as read-only views (`State<Views>`), from any kind.
+template <template <class> class State, class Kind>
+State<Views> views(const State<Kind>& state) {
+  return detail::map_state<Views>(state, [](const auto& a) {
+    using E = detail::array_element_t<std::decay_t<decltype(a)>>;
+    return Span<const E>{a.data(), a.size()};
+  });
+}
+
+/// The stored state's arrays as `Variable`s (`State<Tracked>`): new identities, tracking the
+/// buffers' memory, for a step recorded on a tape.
+template <template <class> class State, class Exec>
+State<Tracked> track(State<Stored<Exec>>& state) {
+  return detail::map_state<Tracked>(state, [](auto& a) {
+    using E = detail::array_element_t<std::decay_t<decltype(a)>>;
+    return Variable<E>(const_cast<E*>(a.data()), a.size());
+  });
+}
+
+/// A copy of the state's arrays in `exec`'s memory (`State<Stored<Exec>>`), from any kind:
+/// a checkpoint, or the next state from a step's outputs. Stream-ordered, no synchronization.
+template <class Exec, template <class> class State, class Kind>
+State<Stored<Exec>> clone(const Exec& exec, const State<Kind>& state) {
+  return detail::map_state<Stored<Exec>>(state, [&](const auto& a) {
+    using E = detail::array_element_t<std::decay_t<decltype(a)>>;
+    Buffer<E, Exec> out(exec, a.size());
+    exec::copy(exec, a.data(), out.data(), a.size());
+    return out;
+  });
+}
+
+/// Copies every array of `from` (any kind) into the stored state `to`, whose arrays must have
+/// the same sizes: restoring a checkpoint without allocating. Throws `InvalidArgument` naming
+/// `to` when a size differs, before anything is copied. Stream-ordered, no synchronization.
+template <class Exec, template <class> class State, class Kind>
+void copy_into(const Exec& exec, const State<Kind>& from, State<Stored<Exec>>& to) {
+  detail::check_fields<State>();
+  auto source = detail::fields_of(from);
+  auto target = detail::fields_of(to);
+  std::apply(
+      [&](const auto&... a) {
+        std::apply(
+            [&](auto&... b) {
+              const bool same = ((a.size() == b.size()) && ...);
+              SPHAD_REQUIRE(same, "sim::copy_into", "to",
+                            "an array has another size than the state copied into it");
+              (exec::copy(exec, a.data(), b.data(), a.size()), ...);
+            },
+            target);
+      },
+      source);
+}
+
+} // namespace sphad::sim
