@@ -13,6 +13,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <tuple>
 #include <vector>
@@ -240,4 +241,123 @@ TEST_CASE("Tape::add_gradient accumulates into caller memory; copy_gradient chec
   const Variable<double> other(xs.data(), 3);
   CHECK_THROWS_WITH(tape.add_gradient(other, Span<double>{sum.data(), 3}),
                     Catch::Contains("argument `v`: was not recorded on this tape"));
+}
+
+namespace sphad::test {
+/// A rollout's state (positions, velocities) and its parameters (a force per particle).
+template <class Kind>
+struct Motion {
+  sim::Array<Kind, V2> x, v;
+  template <class Self>
+  static auto fields(Self& s) {
+    return std::tie(s.x, s.v);
+  }
+};
+template <class Kind>
+struct Force {
+  sim::Array<Kind, V2> f;
+  template <class Self>
+  static auto fields(Self& s) {
+    return std::tie(s.f);
+  }
+};
+
+/// v' = v + dt (f − x |x|²) and x' = x + dt v' (symplectic Euler in a quartic well).
+struct Kick {
+  double dt;
+  template <class X, class V, class F>
+  SPHAD_HOST_DEVICE auto operator()(const X& x, const V& v, const F& f) const {
+    const auto r2 = x[0] * x[0] + x[1] * x[1];
+    using R = decltype(v[0] + dt * (f[0] - x[0] * r2));
+    return Vec<R, 2>{v[0] + dt * (f[0] - x[0] * r2), v[1] + dt * (f[1] - x[1] * r2)};
+  }
+};
+struct Drift2 {
+  double dt;
+  template <class X, class V>
+  SPHAD_HOST_DEVICE auto operator()(const X& x, const V& v) const {
+    using R = decltype(x[0] + dt * v[0]);
+    return Vec<R, 2>{x[0] + dt * v[0], x[1] + dt * v[1]};
+  }
+};
+struct MotionStep {
+  template <class Tape, class Kind, class ParamKind>
+  Motion<sim::Tracked>
+  operator()(Tape& tape, const Motion<Kind>& s, const Force<ParamKind>& p, std::int64_t) const {
+    const auto v = record_map(tape, s.v.size(), Kick{0.05}, s.x, s.v, p.f);
+    return {record_map(tape, s.x.size(), Drift2{0.05}, s.x, v), v};
+  }
+};
+/// L = Σ |x_T|² + Σ ⟨v_T, f⟩.
+struct MotionLoss {
+  template <class Tape>
+  Variable<double>
+  operator()(Tape& tape, const Motion<sim::Tracked>& s, const Force<sim::Tracked>& p) const {
+    return record_map(tape, 1, Add{}, record_squared_norm(tape, s.x), record_dot(tape, s.v, p.f));
+  }
+};
+
+/// n particles on a ring with tangential velocities, and a small force field.
+inline std::vector<V2> ring(std::int64_t n, double radius, double turn) {
+  std::vector<V2> out;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double a = 2 * 3.141592653589793 * double(i) / double(n) + turn;
+    out.push_back({radius * std::cos(a), radius * std::sin(a)});
+  }
+  return out;
+}
+
+/// The rollout's gradients (∂L/∂x_0, ∂L/∂v_0, ∂L/∂f flattened) and its counts.
+struct RolloutRun {
+  std::vector<double> gradients;
+  double loss;
+  std::int64_t advances, recordings, peak;
+};
+inline RolloutRun run_rollout(std::int64_t steps, std::int64_t checkpoints) {
+  const SimExec exec{};
+  const std::int64_t n = 6;
+  const Motion<sim::Stored<SimExec>> initial{upload(exec, ring(n, 1.0, 0.0)),
+                                             upload(exec, ring(n, 0.3, 1.0))};
+  const Force<sim::Stored<SimExec>> force{upload(exec, ring(n, 0.1, 0.5))};
+  auto g0 = sim::clone(exec, initial);
+  auto gf = sim::clone(exec, force);
+  const auto result = sim::rollout_gradient(exec, steps, initial, force, MotionStep{}, MotionLoss{},
+                                            g0, gf, {checkpoints});
+  RolloutRun run{{},
+                 exec::to_host(exec, result.loss.data(), 1)[0],
+                 result.advances,
+                 result.recordings,
+                 result.peak_checkpoints};
+  for (const auto* b : {&g0.x, &g0.v, &gf.f}) {
+    for (const V2& e : download(exec, *b)) {
+      run.gradients.push_back(e[0]);
+      run.gradients.push_back(e[1]);
+    }
+  }
+  return run;
+}
+} // namespace sphad::test
+
+TEST_CASE("rollout_gradient: the same bits for every number of checkpoints, the binomial "
+          "schedule's advances",
+          "[sim]") {
+  using namespace sphad;
+  for (const std::int64_t steps : {1, 2, 7, 64}) {
+    const auto all = test::run_rollout(steps, 0);
+    CHECK(all.recordings == steps);
+    CHECK(all.advances == steps - 1);
+    CHECK(all.peak == steps);
+    for (const std::int64_t c : {1, 2, 5}) {
+      if (c >= steps) {
+        continue;
+      }
+      const auto run = test::run_rollout(steps, c);
+      CAPTURE(steps, c);
+      CHECK(run.gradients == all.gradients); // doubles compared exactly
+      CHECK(run.loss == all.loss);
+      CHECK(run.recordings == steps);
+      CHECK(run.advances == sim::detail::minimal_advances(steps, c));
+      CHECK(run.peak <= c);
+    }
+  }
 }

@@ -215,3 +215,206 @@ TEST_CASE("sim: bad input throws naming the argument, before the tape changes", 
   const auto two = record_map(tape, 2, sim::Identity{}, bv);
   CHECK_THROWS_WITH(tape.backward(two), Catch::Contains("argument `loss`: holds 2 elements"));
 }
+
+namespace {
+
+using test::Force;
+using test::Motion;
+using Stored = sim::Stored<exec::host>;
+
+/// One SPH step: ρ by summation over a list rebuilt from the step's positions, a pressure
+/// acceleration −c² ∇ρ/ρ (Symmetric gradient of ρ), a force field, symplectic Euler.
+struct PressureKick {
+  double dt, c2;
+  template <class V, class G, class R, class F>
+  auto operator()(const V& v, const G& grad, const R& rho, const F& f) const {
+    using S = decltype(v[0] + dt * (f[0] - c2 * grad[0] / rho));
+    return Vec<S, 2>{v[0] + dt * (f[0] - c2 * grad[0] / rho),
+                     v[1] + dt * (f[1] - c2 * grad[1] / rho)};
+  }
+};
+struct SPHStep {
+  const std::vector<double>* h;
+  const std::vector<double>* m;
+  const std::vector<std::int32_t>* kinds;
+  Domain<2, double> domain;
+  double dt;
+  template <class Tape, class Kind, class ParamKind>
+  Motion<sim::Tracked>
+  operator()(Tape& tape, const Motion<Kind>& s, const Force<ParamKind>& p, std::int64_t) const {
+    const std::int64_t n = s.x.size();
+    const ParticleSet<2, double> plain{
+        sim::detail::untracked(s.x), {h->data(), n}, {m->data(), n}, {kinds->data(), n}};
+    const auto list = build_neighbor_list<SupportScheme::Gather>(
+        exec::host{}, plain.search_points(), plain.search_points(), domain); // rebuilt each step
+    const auto set = plain.with_positions(s.x);
+    const auto rho = record<ops::Density<kernels::Wendland4>>(tape, set, set, domain, list);
+    const auto with_rho = set.with_densities(rho);
+    const auto grad = record<ops::Gradient<kernels::Wendland4, GradientScheme::Symmetric>>(
+        tape, with_rho, with_rho, domain, list, rho, rho);
+    const auto v = record_map(tape, n, PressureKick{dt, 0.5}, s.v, grad, rho, p.f);
+    return {record_map(tape, n, test::Drift2{dt}, s.x, v), v};
+  }
+};
+
+} // namespace
+
+TEST_CASE("rollout_gradient: 20 SPH steps with a list rebuilt in each, against central "
+          "differences; checkpointed equals every state kept, bitwise",
+          "[sim]") {
+  const int side = 6;
+  const double dx = 1.0 / side;
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<V2> x0, v0, f0;
+  for (int j = 0; j < side; ++j) {
+    for (int i = 0; i < side; ++i) {
+      x0.push_back({(i + 0.5 + 0.15 * u(rng)) * dx, (j + 0.5 + 0.15 * u(rng)) * dx});
+      v0.push_back({0.2 * u(rng), 0.2 * u(rng)});
+      f0.push_back({0.1 * u(rng), 0.1 * u(rng)});
+    }
+  }
+  const std::int64_t n = std::int64_t(x0.size());
+  const std::vector<double> h(x0.size(), kernels::support_from_volume(dx * dx, 20, 2));
+  const std::vector<double> m(x0.size(), dx * dx);
+  const std::vector<std::int32_t> kinds(x0.size(), std::int32_t(ParticleKind::Fluid));
+  const SPHStep step{&h, &m, &kinds, Domain<2, double>{{0, 0}, {1, 1}, {true, true}}, 0.01};
+  const exec::host exec;
+  const std::int64_t steps = 20;
+  struct Run {
+    double loss;
+    std::vector<double> g;
+  };
+  const auto run = [&](const std::vector<V2>& x, const std::vector<V2>& v, const std::vector<V2>& f,
+                       std::int64_t checkpoints) {
+    const Motion<Stored> initial{test::upload(exec, x), test::upload(exec, v)};
+    const Force<Stored> force{test::upload(exec, f)};
+    auto g0 = sim::clone(exec, initial);
+    auto gf = sim::clone(exec, force);
+    const auto result = sim::rollout_gradient(exec, steps, initial, force, step, test::MotionLoss{},
+                                              g0, gf, {checkpoints});
+    Run out{result.loss.data()[0], {}};
+    for (const auto* b : {&g0.x, &g0.v, &gf.f}) {
+      for (std::int64_t i = 0; i < n; ++i) {
+        out.g.push_back((*b).data()[i][0]);
+        out.g.push_back((*b).data()[i][1]);
+      }
+    }
+    return out;
+  };
+  const Run all = run(x0, v0, f0, 0);
+  for (const std::int64_t c : {1, 3}) {
+    const Run checkpointed = run(x0, v0, f0, c);
+    CHECK(checkpointed.g == all.g);
+  }
+  const double step_size = 1e-6;
+  double worst = 0, scale = 0;
+  for (const double g : all.g) {
+    scale = std::max(scale, std::abs(g));
+  }
+  for (const std::int64_t i : {std::int64_t(0), std::int64_t(17), std::int64_t(35)}) {
+    for (int c = 0; c < 2; ++c) {
+      for (int which = 0; which < 3; ++which) {
+        auto x = x0, v = v0, f = f0;
+        auto& e = (which == 0 ? x : which == 1 ? v : f)[std::size_t(i)][c];
+        const double keep = e;
+        e = keep + step_size;
+        const double plus = run(x, v, f, 0).loss;
+        e = keep - step_size;
+        const double minus = run(x, v, f, 0).loss;
+        const double fd = (plus - minus) / (2 * step_size);
+        const double g = all.g[std::size_t(which * 2 * n + 2 * i + c)];
+        worst = std::max(worst, std::abs(fd - g));
+      }
+    }
+  }
+  CHECK(worst / scale < 1e-6);
+}
+
+TEST_CASE("rollout_gradient: equal to the rollout recorded on one tape; bad input throws",
+          "[sim]") {
+  const exec::host exec;
+  const std::int64_t n = 6, steps = 9;
+  const auto x = test::ring(n, 1.0, 0.0), v = test::ring(n, 0.3, 1.0), f = test::ring(n, 0.1, 0.5);
+  const auto executor = test::run_rollout(steps, 3);
+  // Every step on one tape, each step's outputs the next one's inputs.
+  Tape<exec::host> tape;
+  const Motion<sim::Tracked> s0{Variable<V2>(x.data(), n), Variable<V2>(v.data(), n)};
+  const Force<sim::Tracked> theta{Variable<V2>(f.data(), n)};
+  Motion<sim::Tracked> s = s0;
+  for (std::int64_t k = 0; k < steps; ++k) {
+    s = test::MotionStep{}(tape, s, theta, k);
+  }
+  tape.backward(test::MotionLoss{}(tape, s, theta));
+  std::vector<double> one_tape;
+  for (const auto* var : {&s0.x, &s0.v, &theta.f}) {
+    const auto g = tape.gradient(*var);
+    for (std::int64_t i = 0; i < n; ++i) {
+      one_tape.push_back(g[i][0]);
+      one_tape.push_back(g[i][1]);
+    }
+  }
+  REQUIRE(one_tape.size() == executor.gradients.size());
+  // The states' gradients are the same bits; the force's sums its steps' shares in another
+  // grouping (one running sum on one tape, a sum per step tape then over the steps).
+  for (std::size_t k = 0; k < one_tape.size(); ++k) {
+    CAPTURE(k);
+    if (k < std::size_t(4 * n)) {
+      CHECK(one_tape[k] == executor.gradients[k]);
+    } else {
+      CHECK(std::abs(one_tape[k] - executor.gradients[k]) <= 1e-13 * std::abs(one_tape[k]));
+    }
+  }
+
+  const Motion<Stored> initial{test::upload(exec, x), test::upload(exec, v)};
+  const Force<Stored> force{test::upload(exec, f)};
+  auto g0 = sim::clone(exec, initial);
+  auto gf = sim::clone(exec, force);
+  CHECK_THROWS_WITH(sim::rollout_gradient(exec, 0, initial, force, test::MotionStep{},
+                                          test::MotionLoss{}, g0, gf),
+                    Catch::Contains("argument `steps`: must be at least 1"));
+  CHECK_THROWS_WITH(sim::rollout_gradient(exec, 3, initial, force, test::MotionStep{},
+                                          test::MotionLoss{}, g0, gf, {-1}),
+                    Catch::Contains("argument `options`: checkpoints is negative"));
+  Force<Stored> short_gradient{test::upload(exec, std::vector<V2>(2))};
+  CHECK_THROWS_WITH(sim::rollout_gradient(exec, 3, initial, force, test::MotionStep{},
+                                          test::MotionLoss{}, g0, short_gradient),
+                    Catch::Contains("argument `params_gradient`: an array has another size"));
+}
+
+TEST_CASE("binomial schedule: its splits reach the least advances, which the closed form gives",
+          "[sim]") {
+  using sim::detail::binomial_split;
+  using sim::detail::minimal_advances;
+  constexpr std::int64_t max_l = 100, max_c = 10;
+  // best[l][c]: the least advances by exhaustive search of the recursion.
+  std::vector<std::vector<std::int64_t>> best(max_l, std::vector<std::int64_t>(max_c + 1, 0));
+  for (std::int64_t l = 2; l < max_l; ++l) {
+    best[l][1] = l * (l - 1) / 2;
+    for (std::int64_t c = 2; c <= max_c; ++c) {
+      std::int64_t least = best[l][1];
+      for (std::int64_t m = 1; m < l; ++m) {
+        least = std::min(least, m + best[m][c] + best[l - m][c - 1]);
+      }
+      best[l][c] = least;
+    }
+  }
+  // The advances the schedule's splits take (as rollout_gradient recurses).
+  std::vector<std::vector<std::int64_t>> taken(max_l, std::vector<std::int64_t>(max_c + 1, 0));
+  for (std::int64_t l = 2; l < max_l; ++l) {
+    taken[l][1] = l * (l - 1) / 2;
+    for (std::int64_t c = 2; c <= max_c; ++c) {
+      const std::int64_t m = binomial_split(l, c);
+      REQUIRE(m >= 1);
+      REQUIRE(m < l);
+      taken[l][c] = m + taken[m][c] + taken[l - m][c - 1];
+    }
+  }
+  for (std::int64_t l = 1; l < max_l; ++l) {
+    for (std::int64_t c = 1; c <= max_c; ++c) {
+      CAPTURE(l, c);
+      REQUIRE(taken[l][c] == best[l][c]);
+      REQUIRE(minimal_advances(l, c) == best[l][c]);
+    }
+  }
+}

@@ -78,7 +78,8 @@ constexpr void check_fields() {
   static_assert(std::is_aggregate_v<ViewState>,
                 "sphad::sim: a state is an aggregate: public array members, no constructors or "
                 "bases (the library builds each form by listing its members in order)");
-  static_assert(sizeof(ViewState) == std::tuple_size_v<Listed> * sizeof(Span<const double>),
+  static_assert(std::tuple_size_v<Listed> == 0 ||
+                    sizeof(ViewState) == std::tuple_size_v<Listed> * sizeof(Span<const double>),
                 "sphad::sim: State::fields(s) must list every array member of the state, in "
                 "declaration order (std::tie(s.x, s.v, ...)), and the state hold nothing else");
 }
@@ -101,12 +102,12 @@ State<Views> views(const State<Kind>& state) {
 }
 
 /// The stored state's arrays as `Variable`s (`State<Tracked>`): new identities, tracking the
-/// buffers' memory, for a step recorded on a tape.
+/// buffers' memory read-only, for a step recorded on a tape.
 template <template <class> class State, class Exec>
-State<Tracked> track(State<Stored<Exec>>& state) {
-  return detail::map_state<Tracked>(state, [](auto& a) {
+State<Tracked> track(const State<Stored<Exec>>& state) {
+  return detail::map_state<Tracked>(state, [](const auto& a) {
     using E = detail::array_element_t<std::decay_t<decltype(a)>>;
-    return Variable<E>(const_cast<E*>(a.data()), a.size());
+    return Variable<E>(a.data(), a.size());
   });
 }
 
@@ -122,26 +123,40 @@ State<Stored<Exec>> clone(const Exec& exec, const State<Kind>& state) {
   });
 }
 
+/// Whether two states (any kinds) have arrays of the same sizes, member by member.
+template <template <class> class State, class KindA, class KindB>
+bool same_sizes(const State<KindA>& a, const State<KindB>& b) {
+  detail::check_fields<State>();
+  return std::apply(
+      [&](const auto&... x) {
+        return std::apply([&](const auto&... y) { return ((x.size() == y.size()) && ...); },
+                          detail::fields_of(b));
+      },
+      detail::fields_of(a));
+}
+
 /// Copies every array of `from` (any kind) into the stored state `to`, whose arrays must have
 /// the same sizes: restoring a checkpoint without allocating. Throws `InvalidArgument` naming
 /// `to` when a size differs, before anything is copied. Stream-ordered, no synchronization.
 template <class Exec, template <class> class State, class Kind>
 void copy_into(const Exec& exec, const State<Kind>& from, State<Stored<Exec>>& to) {
-  detail::check_fields<State>();
-  auto source = detail::fields_of(from);
-  auto target = detail::fields_of(to);
+  SPHAD_REQUIRE(same_sizes(from, to), "sim::copy_into", "to",
+                "an array has another size than the state copied into it");
   std::apply(
       [&](const auto&... a) {
-        std::apply(
-            [&](auto&... b) {
-              const bool same = ((a.size() == b.size()) && ...);
-              SPHAD_REQUIRE(same, "sim::copy_into", "to",
-                            "an array has another size than the state copied into it");
-              (exec::copy(exec, a.data(), b.data(), a.size()), ...);
-            },
-            target);
+        std::apply([&](auto&... b) { (exec::copy(exec, a.data(), b.data(), a.size()), ...); },
+                   detail::fields_of(to));
       },
-      source);
+      detail::fields_of(from));
 }
+
+/// A state without arrays: the parameters of a rollout that has none.
+template <class Kind>
+struct NoParams {
+  template <class Self>
+  static std::tuple<> fields(Self&) {
+    return {};
+  }
+};
 
 } // namespace sphad::sim

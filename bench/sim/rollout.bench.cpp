@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: MIT
+// Differentiable rollouts (issue #24): T = 32 SPH steps — a list rebuilt from the step's
+// positions, Density, a Symmetric gradient of ρ, a pressure-and-force kick and a drift (record
+// and record_map) — run plain (`plain`), differentiated with every state kept (`all_states`)
+// and with 6 checkpoints (`checkpointed`, 2.0 plain advances per step by the binomial
+// schedule). 2D double, Wendland4, the operator benchmarks' particles sorted by cell; one
+// thread or the machine's. Counters: plain advances and recorded steps per rollout.
+#include <sphad/ops.hpp>
+#include <sphad/search.hpp>
+#include <sphad/sim.hpp>
+
+#include "ops/ops.bench.hpp" // OperatorCase
+
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <vector>
+
+using namespace sphad;
+
+namespace {
+
+using V2 = Vec<double, 2>;
+using Stored = sim::Stored<exec::host>;
+constexpr std::int64_t steps = 32;
+
+template <class Kind>
+struct Motion {
+  sim::Array<Kind, V2> x, v;
+  template <class Self>
+  static auto fields(Self& s) {
+    return std::tie(s.x, s.v);
+  }
+};
+template <class Kind>
+struct Force {
+  sim::Array<Kind, V2> f;
+  template <class Self>
+  static auto fields(Self& s) {
+    return std::tie(s.f);
+  }
+};
+
+struct Kick {
+  double dt, c2;
+  template <class V, class G, class R, class F>
+  SPHAD_HOST_DEVICE auto operator()(const V& v, const G& grad, const R& rho, const F& f) const {
+    using S = decltype(v[0] + dt * (f[0] - c2 * grad[0] / rho));
+    return Vec<S, 2>{v[0] + dt * (f[0] - c2 * grad[0] / rho),
+                     v[1] + dt * (f[1] - c2 * grad[1] / rho)};
+  }
+};
+struct Drift {
+  double dt;
+  template <class X, class V>
+  SPHAD_HOST_DEVICE auto operator()(const X& x, const V& v) const {
+    using S = decltype(x[0] + dt * v[0]);
+    return Vec<S, 2>{x[0] + dt * v[0], x[1] + dt * v[1]};
+  }
+};
+struct Add {
+  template <class A, class B>
+  SPHAD_HOST_DEVICE auto operator()(const A& a, const B& b) const {
+    return a + b;
+  }
+};
+
+struct Step {
+  const bench::OperatorCase<2, double>* c;
+  template <class Tape, class Kind, class ParamKind>
+  Motion<sim::Tracked>
+  operator()(Tape& tape, const Motion<Kind>& s, const Force<ParamKind>& p, std::int64_t) const {
+    const std::int64_t n = s.x.size();
+    ParticleSet<2, double> plain = c->set;
+    plain.positions = sim::detail::untracked(s.x);
+    plain.densities = {};
+    const auto list = build_neighbor_list<SupportScheme::Gather>(
+        exec::host{}, plain.search_points(), plain.search_points(), c->cloud.domain);
+    const auto set = plain.with_positions(s.x);
+    const auto rho =
+        record<ops::Density<kernels::Wendland4>>(tape, set, set, c->cloud.domain, list);
+    const auto with_rho = set.with_densities(rho);
+    const auto grad = record<ops::Gradient<kernels::Wendland4, GradientScheme::Symmetric>>(
+        tape, with_rho, with_rho, c->cloud.domain, list, rho, rho);
+    const auto v = record_map(tape, n, Kick{1e-4, 0.01}, s.v, grad, rho, p.f);
+    return {record_map(tape, n, Drift{1e-4}, s.x, v), v};
+  }
+};
+struct Loss {
+  template <class Tape>
+  Variable<double>
+  operator()(Tape& tape, const Motion<sim::Tracked>& s, const Force<sim::Tracked>& p) const {
+    return record_map(tape, 1, Add{}, record_squared_norm(tape, s.x), record_dot(tape, s.v, p.f));
+  }
+};
+
+enum Mode { plain, all_states, checkpointed };
+
+template <Mode M>
+void BM_rollout(benchmark::State& state) {
+  const exec::host exec;
+  const std::int64_t n = state.range(0);
+  const bench::OperatorCase<2, double> c(n, bench::Order::cells);
+  const std::vector<V2> x(c.set.positions.data(), c.set.positions.data() + n);
+  std::vector<V2> v(static_cast<std::size_t>(n), V2{0.0, 0.0});
+  std::vector<V2> f;
+  for (std::int64_t i = 0; i < n; ++i) {
+    f.push_back({0.01 * x[std::size_t(i)][1], -0.01 * x[std::size_t(i)][0]});
+  }
+  const Motion<Stored> initial = sim::clone(exec, Motion<sim::Views>{{x.data(), n}, {v.data(), n}});
+  const Force<Stored> force = sim::clone(exec, Force<sim::Views>{{f.data(), n}});
+  auto g0 = sim::clone(exec, initial);
+  auto gf = sim::clone(exec, force);
+  const Step step{&c};
+  std::int64_t advances = 0, recordings = 0;
+  for (auto _ : state) {
+    if constexpr (M == plain) {
+      auto s = sim::clone(exec, initial);
+      for (std::int64_t k = 0; k < steps; ++k) {
+        Tape<exec::host> tape(exec);
+        sim::copy_into(exec, step(tape, sim::views(s), sim::views(force), k), s);
+      }
+      benchmark::DoNotOptimize(s.x.data());
+      advances = steps;
+    } else {
+      const auto result = sim::rollout_gradient(exec, steps, initial, force, step, Loss{}, g0, gf,
+                                                {M == all_states ? 0 : 6});
+      benchmark::DoNotOptimize(result.loss.data());
+      advances = result.advances;
+      recordings = result.recordings;
+    }
+  }
+  state.counters["advances"] = double(advances);
+  state.counters["recordings"] = double(recordings);
+  state.counters["particles"] = double(n);
+}
+
+} // namespace
+
+#define SPHAD_ROLLOUT_BENCH(M)                                                                     \
+  BENCHMARK_TEMPLATE(BM_rollout, M)                                                                \
+      ->Arg(100)                                                                                   \
+      ->Arg(1 << 10)                                                                               \
+      ->Arg(10'000)                                                                                \
+      ->Unit(benchmark::kMillisecond)
+SPHAD_ROLLOUT_BENCH(plain);
+SPHAD_ROLLOUT_BENCH(all_states);
+SPHAD_ROLLOUT_BENCH(checkpointed);

@@ -1,0 +1,231 @@
+// SPDX-FileCopyrightText: The sphad authors
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <sphad/config.hpp>
+
+#include <sphad/ad/tape.hpp>
+#include <sphad/ad/variable.hpp>
+#include <sphad/errors.hpp>
+#include <sphad/exec/buffer.hpp>
+#include <sphad/exec/copy.hpp>
+#include <sphad/sim/detail/schedule.hpp>
+#include <sphad/sim/state.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <tuple>
+#include <utility>
+
+/// \file
+/// \brief `rollout_gradient`: the gradient of a loss of the final state of T steps
+/// s_{k+1} = step(s_k, θ), with respect to s_0 and θ, keeping at most a given number of states
+/// and recomputing the others (binomial checkpointing). One tape per recorded step, cleared
+/// after its sweep; the gradients are the same bits for every number of checkpoints.
+
+namespace sphad::sim {
+
+/// Knobs of `rollout_gradient`.
+struct RolloutOptions {
+  /// The most states kept as checkpoints at once, s_0 (the caller's) included: at least 1;
+  /// 0 (the default) or at least the step count keeps every state, so nothing is recomputed.
+  /// A rollout also holds one working state and one step's tape.
+  std::int64_t checkpoints = 0;
+};
+
+/// What a `rollout_gradient` did.
+template <class Exec>
+struct RolloutResult {
+  Buffer<double, Exec> loss;         ///< L (one element, in the space's memory: no read back)
+  std::int64_t advances = 0;         ///< plain steps (not recorded), the first sweep's included
+  std::int64_t recordings = 0;       ///< recorded steps: the step count
+  std::int64_t peak_checkpoints = 0; ///< the most states kept at once, s_0 included
+};
+
+namespace detail {
+
+/// The rollout's work: advances, checkpoints, and the reverse sweep of one step at a time.
+template <class Exec,
+          template <class>
+          class State,
+          template <class>
+          class Params,
+          class Step,
+          class Loss>
+struct Rollout {
+  using Stored = sim::Stored<Exec>;
+  const Exec& exec;
+  std::int64_t steps;
+  const Params<Stored>& params;
+  const Step& step;
+  const Loss& loss;
+  State<Stored>& state_adjoint; ///< ∂L/∂s_{k+1} while step k is reversed; ∂L/∂s_0 at the end
+  Params<Stored>& params_adjoint; ///< Σ_k ∂L/∂θ through step k, summed in step order k = T−1..0
+  RolloutResult<Exec>& result;
+  State<Stored> work; ///< the state being advanced
+  std::int64_t kept = 1;
+
+  /// s ← step(s, θ) plain (nothing tracked, so nothing recorded).
+  void advance(State<Stored>& s, std::int64_t k) {
+    Tape<Exec> tape(exec);
+    const auto out = step(tape, views(s), views(params), k);
+    copy_into(exec, out, s);
+    ++result.advances;
+  }
+
+  /// Records step k from s_k (and the loss after the last step) on a fresh tape and sweeps it:
+  /// the adjoint of s_{k+1} becomes that of s_k, θ's share is added.
+  void reverse_step(std::int64_t k, const State<Stored>& s) {
+    Tape<Exec> tape(exec);
+    const State<Tracked> in = track(s);
+    const Params<Tracked> theta = track(params);
+    // Every input gets its gradient array now: one the step does not read has a zero
+    // gradient, and one it passes through unchanged can be seeded as its output.
+    register_fields(tape, in);
+    register_fields(tape, theta);
+    const State<Tracked> out = step(tape, in, theta, k);
+    if (k == steps - 1) {
+      const Variable<double> l = loss(tape, out, theta);
+      SPHAD_REQUIRE(
+          l.size() == 1, "sim::rollout_gradient", "loss",
+          sphad::detail::concat("returned ", l.size(), " elements; a loss is one scalar"));
+      exec::copy(exec, l.data(), result.loss.data(), 1);
+      tape.backward(l);
+    } else {
+      std::apply(
+          [&](const auto&... y) {
+            std::apply(
+                [&](const auto&... ybar) { tape.backward(BackwardOptions{}, seed_of(y, ybar)...); },
+                fields_of(state_adjoint));
+          },
+          fields_of(out));
+    }
+    std::apply(
+        [&](const auto&... x) {
+          std::apply([&](auto&... xbar) { (tape.copy_gradient(x, span_of(xbar)), ...); },
+                     fields_of(state_adjoint));
+        },
+        fields_of(in));
+    std::apply(
+        [&](const auto&... p) {
+          std::apply([&](auto&... pbar) { (tape.add_gradient(p, span_of(pbar)), ...); },
+                     fields_of(params_adjoint));
+        },
+        fields_of(theta));
+    ++result.recordings;
+  }
+
+  /// Reverses steps [a, b) from the checkpoint s_a with `c` checkpoints (s_a's included).
+  void reverse(std::int64_t a, std::int64_t b, std::int64_t c, const State<Stored>& s_a) {
+    const std::int64_t length = b - a;
+    if (length == 1) {
+      reverse_step(a, s_a);
+    } else if (c == 1) {
+      for (std::int64_t k = b - 1; k >= a; --k) {
+        copy_into(exec, s_a, work);
+        for (std::int64_t j = a; j < k; ++j) {
+          advance(work, j);
+        }
+        reverse_step(k, work);
+      }
+    } else {
+      const std::int64_t m = binomial_split(length, c);
+      copy_into(exec, s_a, work);
+      for (std::int64_t j = a; j < a + m; ++j) {
+        advance(work, j);
+      }
+      {
+        const State<Stored> checkpoint = clone(exec, work);
+        ++kept;
+        result.peak_checkpoints = std::max(result.peak_checkpoints, kept);
+        reverse(a + m, b, c - 1, checkpoint);
+        --kept;
+      }
+      reverse(a, a + m, c, s_a);
+    }
+  }
+
+  template <template <class> class S>
+  static void register_fields(Tape<Exec>& tape, const S<Tracked>& s) {
+    std::apply([&](const auto&... v) { (sphad::detail::TapeAccess::gradient_slot(tape, v), ...); },
+               fields_of(s));
+  }
+  template <class E>
+  static Seed<E> seed_of(const Variable<E>& y, const Buffer<E, Exec>& ybar) {
+    return Seed<E>{y, Span<const E>{ybar.data(), ybar.size()}};
+  }
+  template <class E>
+  static Span<E> span_of(Buffer<E, Exec>& b) {
+    return {b.data(), b.size()};
+  }
+};
+
+} // namespace detail
+
+/// The gradient of L(s_T) for the rollout s_{k+1} = step(s_k, θ), k = 0 .. T−1, with respect
+/// to s_0 (into `initial_gradient`) and θ (into `params_gradient`, summed over the steps in
+/// the order k = T−1, ..., 0), both caller-owned states shaped like `initial` and `params`.
+///
+/// `step(tape, s, theta, k)` returns s_{k+1} as `State<Tracked>` (the tape's outputs, or an
+/// input it passes through) and is generic over the kinds of `s` and `theta`: it runs plain on
+/// `State<Views>` and `Params<Views>` (advances: nothing is recorded) and recorded on
+/// `State<Tracked>` and `Params<Tracked>` (one fresh tape per step). `loss(tape, s_T, theta)`
+/// returns a `Variable<double>` of one element, recorded on the last step's tape. Decisions a
+/// step takes from its input (a neighbour-list rebuild) repeat exactly on recomputation,
+/// because the recomputed states are the same bits.
+///
+/// Checkpointing: with c = `options.checkpoints` states kept (s_0 included) the steps are
+/// reversed by the binomial (Revolve) schedule — at most as many plain advances as that
+/// schedule's minimum, F(T, c) = t·T − C(c + t, t − 1) with t the least integer such that
+/// C(c + t, c) ≥ T (docs/sim.md) — and every state is kept when c = 0 or c ≥ T. The gradients
+/// are the same bits for every c: a recomputed state repeats the same arithmetic. Throws
+/// `InvalidArgument` naming `steps` (below 1) or `options` (negative checkpoints) before any
+/// work, `initial_gradient` or `params_gradient` when shaped unlike `initial` or `params`, and
+/// `loss` when it is not one element.
+template <class Exec,
+          template <class>
+          class State,
+          template <class>
+          class Params,
+          class Step,
+          class Loss>
+RolloutResult<Exec> rollout_gradient(const Exec& exec,
+                                     std::int64_t steps,
+                                     const State<Stored<Exec>>& initial,
+                                     const Params<Stored<Exec>>& params,
+                                     const Step& step,
+                                     const Loss& loss,
+                                     State<Stored<Exec>>& initial_gradient,
+                                     Params<Stored<Exec>>& params_gradient,
+                                     const RolloutOptions& options = {}) {
+  constexpr const char* function = "sim::rollout_gradient";
+  SPHAD_REQUIRE(steps >= 1, function, "steps",
+                sphad::detail::concat("must be at least 1 (got ", steps, ")"));
+  SPHAD_REQUIRE(options.checkpoints >= 0, function, "options",
+                sphad::detail::concat("checkpoints is negative (got ", options.checkpoints, ")"));
+  SPHAD_REQUIRE(same_sizes(initial, initial_gradient), function, "initial_gradient",
+                "an array has another size than the initial state's");
+  SPHAD_REQUIRE(same_sizes(params, params_gradient), function, "params_gradient",
+                "an array has another size than the parameters'");
+  std::apply(
+      [&](auto&... g) {
+        (exec::fill(exec, g.data(), g.size(), std::remove_reference_t<decltype(*g.data())>{}), ...);
+      },
+      detail::fields_of(params_gradient));
+  RolloutResult<Exec> result{Buffer<double, Exec>(exec, 1), 0, 0, 1};
+  detail::Rollout<Exec, State, Params, Step, Loss> rollout{exec,
+                                                           steps,
+                                                           params,
+                                                           step,
+                                                           loss,
+                                                           initial_gradient,
+                                                           params_gradient,
+                                                           result,
+                                                           clone(exec, initial)};
+  const std::int64_t c =
+      options.checkpoints == 0 || options.checkpoints >= steps ? steps : options.checkpoints;
+  rollout.reverse(0, steps, c, initial);
+  return result;
+}
+
+} // namespace sphad::sim
