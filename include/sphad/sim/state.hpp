@@ -58,6 +58,18 @@ struct Tracked {
 template <class Kind, class E>
 using Array = typename Kind::template array<E>;
 
+/// A view's array without tracking: a `Variable`'s `span()`, any other view itself. What a
+/// step reads as plain values whatever its input's kind (the positions a neighbour list is
+/// built from, say).
+template <class View>
+auto untracked(const View& view) {
+  if constexpr (is_variable_v<View>) {
+    return view.span();
+  } else {
+    return view;
+  }
+}
+
 namespace detail {
 /// The element type of a `Buffer`, `Span` or `Variable`.
 template <class A>

@@ -12,8 +12,7 @@
 #include <cstdint>
 
 /// \file
-/// \brief What the tape algebra's calls check of a view (a `Variable` or a `Span`) and how they
-/// read it untracked.
+/// \brief What the tape algebra's calls check of a view (a `Variable` or a `Span`).
 
 namespace sphad::sim::detail {
 
@@ -32,16 +31,6 @@ void check_view(const Tape<Exec>& tape,
   }
   SPHAD_REQUIRE(view.size() == n, function, argument,
                 sphad::detail::concat("has ", view.size(), " elements where ", n, " are needed"));
-}
-
-/// The view's array without tracking: a `Variable`'s `span()`, any other view itself.
-template <class View>
-auto untracked(const View& view) {
-  if constexpr (is_variable_v<View>) {
-    return view.span();
-  } else {
-    return view;
-  }
 }
 
 } // namespace sphad::sim::detail
