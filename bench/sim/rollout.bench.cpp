@@ -72,7 +72,7 @@ struct Step {
   operator()(Tape& tape, const Motion<Kind>& s, const Force<ParamKind>& p, std::int64_t) const {
     const std::int64_t n = s.x.size();
     ParticleSet<2, double> plain = c->set;
-    plain.positions = sim::untracked(s.x);
+    plain.positions = primal_view(s.x);
     plain.densities = {};
     const auto list = build_neighbor_list<SupportScheme::Gather>(
         exec::host{}, plain.search_points(), plain.search_points(), c->cloud.domain);

@@ -244,7 +244,7 @@ struct SPHStep {
   operator()(Tape& tape, const Motion<Kind>& s, const Force<ParamKind>& p, std::int64_t) const {
     const std::int64_t n = s.x.size();
     const ParticleSet<2, double> plain{
-        sim::untracked(s.x), {h->data(), n}, {m->data(), n}, {kinds->data(), n}};
+        primal_view(s.x), {h->data(), n}, {m->data(), n}, {kinds->data(), n}};
     const auto list = build_neighbor_list<SupportScheme::Gather>(
         exec::host{}, plain.search_points(), plain.search_points(), domain); // rebuilt each step
     const auto set = plain.with_positions(s.x);

@@ -190,9 +190,10 @@ DualView<E, N> with_tangents(Span<const E> primal, Span<const E> tangents) {
   return {primal.data(), primal.size(), tangents.data()};
 }
 
-/// The primal array of a view: itself for a `Span`, the paired primal for a `DualView`.
+/// The primal array of a view: itself (read-only) for a `Span`, the paired primal for a
+/// `DualView`, the tracked array for a `Variable` (<sphad/ad/variable.hpp>).
 template <class E>
-SPHAD_HOST_DEVICE SPHAD_INLINE Span<const E> primal_view(Span<const E> view) {
+SPHAD_HOST_DEVICE SPHAD_INLINE Span<const E> primal_view(Span<E> view) {
   return view;
 }
 template <class E, int N>

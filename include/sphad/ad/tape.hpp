@@ -238,7 +238,7 @@ public:
   /// `backward` or `clear`). Throws when `v` was never recorded on this tape.
   template <class E>
   Span<const E> gradient(const Variable<E>& v) const {
-    return checked_gradient(v, Span<E>{nullptr, v.size()}, "Tape::gradient");
+    return recorded_gradient(v, "Tape::gradient");
   }
 
   /// Copies ∂L/∂v of the last sweep into `out` ([v.size()], caller memory on the tape's space;
@@ -246,7 +246,8 @@ public:
   /// next sweep leave alone. Throws naming `v` (never recorded here) or `out` (another size).
   template <class E>
   void copy_gradient(const Variable<E>& v, Span<E> out) const {
-    const Span<const E> g = checked_gradient(v, out, "Tape::copy_gradient");
+    const Span<const E> g = recorded_gradient(v, "Tape::copy_gradient");
+    require_same_size(out, g, "Tape::copy_gradient");
     exec::copy(exec_, g.data(), out.data(), g.size());
   }
 
@@ -254,20 +255,26 @@ public:
   /// one parameter): as `copy_gradient`, element by element out[i] += ∂L/∂v_i.
   template <class E>
   void add_gradient(const Variable<E>& v, Span<E> out) const {
-    const Span<const E> g = checked_gradient(v, out, "Tape::add_gradient");
+    const Span<const E> g = recorded_gradient(v, "Tape::add_gradient");
+    require_same_size(out, g, "Tape::add_gradient");
     exec::for_each_index(exec_, g.size(), detail::AddInto<E>{out.data(), g.data()});
   }
 
 private:
+  /// The gradient array of `v`; throws naming `v` when it was never recorded here.
   template <class E>
-  Span<const E> checked_gradient(const Variable<E>& v, Span<E> out, const char* function) const {
+  Span<const E> recorded_gradient(const Variable<E>& v, const char* function) const {
     const auto it = gradients_.find(v.state.get());
     SPHAD_REQUIRE(it != gradients_.end(), function, "v",
                   "was not recorded on this tape (give it to record<Op> as an input)");
-    SPHAD_REQUIRE(out.size() == v.size(), function, "out",
-                  detail::concat("has ", out.size(), " elements for a variable of ", v.size()));
     const auto* slot = static_cast<const Slot<E>*>(it->second.get());
     return {slot->values.data(), slot->values.size()};
+  }
+  template <class E>
+  static void require_same_size(Span<E> out, Span<const E> gradient, const char* function) {
+    SPHAD_REQUIRE(
+        out.size() == gradient.size(), function, "out",
+        detail::concat("has ", out.size(), " elements for a variable of ", gradient.size()));
   }
 
   // ---- for record<Op> and record_map (<sphad/ops/record.hpp>), through detail::TapeAccess ----

@@ -114,6 +114,23 @@ inline constexpr bool is_variable_v = false;
 template <class E>
 inline constexpr bool is_variable_v<Variable<E>> = true;
 
+namespace detail {
+/// Throws naming `argument` when `view` is an empty (default-constructed) `Variable`, which
+/// tracks no array, or one `require_on_tape` refuses; other views pass.
+template <class View>
+void require_tracks_an_array(const View& view,
+                             const void* tape,
+                             const char* function,
+                             const char* argument) {
+  if constexpr (is_variable_v<View>) {
+    SPHAD_REQUIRE(view.state != nullptr, function, argument,
+                  "is an empty Variable (default-constructed: it tracks no array); give the "
+                  "Variable of an array");
+    require_on_tape(*view.state, tape, function, argument);
+  }
+}
+} // namespace detail
+
 /// An output variable and the adjoint ȳ that starts the sweep from it (copied, never aliased).
 template <class E>
 struct Seed {

@@ -13,7 +13,6 @@
 #include <sphad/exec/group.hpp>
 #include <sphad/exec/host.hpp>
 #include <sphad/sim/detail/views.hpp>
-#include <sphad/sim/state.hpp>
 #include <sphad/span.hpp>
 
 #include <cstdint>
@@ -149,7 +148,7 @@ auto record_gather(Tape<Exec>& tape, const X& x, Span<const std::int32_t> index)
   sim::detail::check_index(tape.exec(), index, x.size(), "record_gather");
   Variable<E> out = sphad::detail::TapeAccess::make_output<E>(tape, index.size());
   exec::for_each_index(tape.exec(), index.size(),
-                       sim::detail::GatherRows<E>{sim::untracked(x).data(), index.data(),
+                       sim::detail::GatherRows<E>{primal_view(x).data(), index.data(),
                                                   const_cast<E*>(out.data()), false});
   if constexpr (is_variable_v<X>) {
     sphad::detail::TapeAccess::push(
@@ -175,8 +174,8 @@ auto record_scatter_add(Tape<Exec>& tape,
   const sim::detail::IndexGroups<Exec> groups(tape.exec(), index, n);
   exec::for_each_index(tape.exec(), n,
                        sim::detail::SumGroups<E>{groups.offsets.data(), groups.entries.data(),
-                                                 sim::untracked(x).data(),
-                                                 const_cast<E*>(out.data()), false});
+                                                 primal_view(x).data(), const_cast<E*>(out.data()),
+                                                 false});
   if constexpr (is_variable_v<X>) {
     sphad::detail::TapeAccess::push(
         tape, std::make_unique<sim::detail::ScatterAddRecord<Exec, E>>(tape.exec(), x, out, index));

@@ -100,18 +100,10 @@ struct Rollout {
           },
           fields_of(out));
     }
-    std::apply(
-        [&](const auto&... x) {
-          std::apply([&](auto&... xbar) { (tape.copy_gradient(x, span_of(xbar)), ...); },
-                     fields_of(state_adjoint));
-        },
-        fields_of(in));
-    std::apply(
-        [&](const auto&... p) {
-          std::apply([&](auto&... pbar) { (tape.add_gradient(p, span_of(pbar)), ...); },
-                     fields_of(params_adjoint));
-        },
-        fields_of(theta));
+    for_each_field_pair(in, state_adjoint,
+                        [&](const auto& x, auto& xbar) { tape.copy_gradient(x, span_of(xbar)); });
+    for_each_field_pair(theta, params_adjoint,
+                        [&](const auto& p, auto& pbar) { tape.add_gradient(p, span_of(pbar)); });
     ++result.recordings;
   }
 

@@ -58,18 +58,6 @@ struct Tracked {
 template <class Kind, class E>
 using Array = typename Kind::template array<E>;
 
-/// A view's array without tracking: a `Variable`'s `span()`, any other view itself. What a
-/// step reads as plain values whatever its input's kind (the positions a neighbour list is
-/// built from, say).
-template <class View>
-auto untracked(const View& view) {
-  if constexpr (is_variable_v<View>) {
-    return view.span();
-  } else {
-    return view;
-  }
-}
-
 namespace detail {
 /// The element type of a `Buffer`, `Span` or `Variable`.
 template <class A>
@@ -94,6 +82,14 @@ constexpr void check_fields() {
                     sizeof(ViewState) == std::tuple_size_v<Listed> * sizeof(Span<const double>),
                 "sphad::sim: State::fields(s) must list every array member of the state, in "
                 "declaration order (std::tie(s.x, s.v, ...)), and the state hold nothing else");
+}
+
+/// f(member k of a, member k of b) for each member k, in order (a and b: one state template,
+/// any kinds, either const).
+template <class A, class B, class F>
+void for_each_field_pair(A& a, B& b, F&& f) {
+  std::apply([&](auto&... x) { std::apply([&](auto&... y) { (f(x, y), ...); }, fields_of(b)); },
+             fields_of(a));
 }
 
 /// State<To> whose member k is f(member k of `state`).
@@ -139,12 +135,10 @@ State<Stored<Exec>> clone(const Exec& exec, const State<Kind>& state) {
 template <template <class> class State, class KindA, class KindB>
 bool same_sizes(const State<KindA>& a, const State<KindB>& b) {
   detail::check_fields<State>();
-  return std::apply(
-      [&](const auto&... x) {
-        return std::apply([&](const auto&... y) { return ((x.size() == y.size()) && ...); },
-                          detail::fields_of(b));
-      },
-      detail::fields_of(a));
+  bool same = true;
+  detail::for_each_field_pair(
+      a, b, [&](const auto& x, const auto& y) { same = same && x.size() == y.size(); });
+  return same;
 }
 
 /// Copies every array of `from` (any kind) into the stored state `to`, whose arrays must have
@@ -154,12 +148,8 @@ template <class Exec, template <class> class State, class Kind>
 void copy_into(const Exec& exec, const State<Kind>& from, State<Stored<Exec>>& to) {
   SPHAD_REQUIRE(same_sizes(from, to), "sim::copy_into", "to",
                 "an array has another size than the state copied into it");
-  std::apply(
-      [&](const auto&... a) {
-        std::apply([&](auto&... b) { (exec::copy(exec, a.data(), b.data(), a.size()), ...); },
-                   detail::fields_of(to));
-      },
-      detail::fields_of(from));
+  detail::for_each_field_pair(
+      from, to, [&](const auto& a, auto& b) { exec::copy(exec, a.data(), b.data(), a.size()); });
 }
 
 /// A state without arrays: the parameters of a rollout that has none.

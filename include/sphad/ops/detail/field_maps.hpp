@@ -108,20 +108,7 @@ void for_each_correction_field(const C& c, F&& f) {
   }
 }
 
-/// Throws naming `argument` when `view` is an empty (default-constructed) `Variable`, which
-/// tracks no array; other views pass.
-template <class View>
-void require_tracks_an_array(const View& view,
-                             const void* tape,
-                             const char* function,
-                             const char* argument) {
-  if constexpr (is_variable_v<View>) {
-    SPHAD_REQUIRE(view.state != nullptr, function, argument,
-                  "is an empty Variable (default-constructed: it tracks no array); give the "
-                  "Variable of an array, or leave the field out");
-    sphad::detail::require_on_tape(*view.state, tape, function, argument);
-  }
-}
+using sphad::detail::require_tracks_an_array;
 
 template <class F>
 NoCRK map_crk(const NoCRK& c, F&&) {

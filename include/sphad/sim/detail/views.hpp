@@ -24,11 +24,7 @@ void check_view(const Tape<Exec>& tape,
                 std::int64_t n,
                 const char* function,
                 const char* argument) {
-  if constexpr (is_variable_v<View>) {
-    SPHAD_REQUIRE(view.state != nullptr, function, argument,
-                  "is an empty Variable (default-constructed: it tracks no array)");
-    sphad::detail::require_on_tape(*view.state, &tape, function, argument);
-  }
+  sphad::detail::require_tracks_an_array(view, &tape, function, argument);
   SPHAD_REQUIRE(view.size() == n, function, argument,
                 sphad::detail::concat("has ", view.size(), " elements where ", n, " are needed"));
 }
