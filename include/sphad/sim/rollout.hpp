@@ -44,6 +44,15 @@ struct RolloutResult {
 
 namespace detail {
 
+/// s ← step(s, θ) at step k, run plain (views in, nothing kept).
+template <class Exec, class State, class Params, class Step>
+void advance_one(
+    const Exec& exec, State& s, const Params& params, const Step& step, std::int64_t k) {
+  Tape<Exec> tape(exec);
+  const auto out = step(tape, views(s), views(params), k);
+  copy_into(exec, out, s);
+}
+
 /// The rollout's work: advances, checkpoints, and the reverse sweep of one step at a time.
 template <class Exec,
           template <class>
@@ -67,9 +76,7 @@ struct Rollout {
 
   /// s ← step(s, θ) plain (nothing tracked, so nothing recorded).
   void advance(State<Stored>& s, std::int64_t k) {
-    Tape<Exec> tape(exec);
-    const auto out = step(tape, views(s), views(params), k);
-    copy_into(exec, out, s);
+    advance_one(exec, s, params, step, k);
     ++result.advances;
   }
 
@@ -153,6 +160,25 @@ struct Rollout {
 };
 
 } // namespace detail
+
+/// The plain rollout: advances `state` in place through steps k = `first`, …, `first` +
+/// `steps` − 1 of `step` with parameters `params`, recording nothing (each step's outputs are
+/// copied back into `state`). The same arithmetic as the advances inside `rollout_gradient`,
+/// so a target made by it, or a loss's finite differences, see the same bits. Throws
+/// `InvalidArgument` naming `steps` when it is negative.
+template <class Exec, template <class> class State, template <class> class Params, class Step>
+void rollout(const Exec& exec,
+             std::int64_t steps,
+             State<Stored<Exec>>& state,
+             const Params<Stored<Exec>>& params,
+             const Step& step,
+             std::int64_t first = 0) {
+  SPHAD_REQUIRE(steps >= 0, "sim::rollout", "steps",
+                sphad::detail::concat("is negative (got ", steps, ")"));
+  for (std::int64_t k = first; k < first + steps; ++k) {
+    detail::advance_one(exec, state, params, step, k);
+  }
+}
 
 /// The gradient of L(s_T) for the rollout s_{k+1} = step(s_k, θ), k = 0 .. T−1, with respect
 /// to s_0 (into `initial_gradient`) and θ (into `params_gradient`, summed over the steps in
