@@ -20,4 +20,5 @@
 
 #if defined(__CUDACC__)
 #include <sphad/exec/cuda.hpp>
+#include <sphad/exec/thrust.hpp>
 #endif

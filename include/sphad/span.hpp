@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 /// \file
@@ -15,7 +16,8 @@ namespace sphad {
 
 /// A pointer and a length: a non-owning view of `size()` elements in some memory space. A
 /// `std::vector` converts to a view of its elements (host memory; the vector must outlive the
-/// view), so a host caller can pass vectors wherever a `Span` is expected.
+/// view), so a host caller can pass vectors wherever a `Span` is expected; Thrust's vectors
+/// convert the same way (a `device_vector` to a view of device memory).
 template <class T>
 struct Span {
   using element_type = T;
@@ -33,6 +35,13 @@ struct Span {
   Span(std::vector<U, A>& v) : data_(v.data()), size_(std::int64_t(v.size())) {}
   template <class U, class A, class = std::enable_if_t<std::is_same_v<const U, T>>>
   Span(const std::vector<U, A>& v) : data_(v.data()), size_(std::int64_t(v.size())) {}
+  /// A view of a container whose `data()` is a fancy pointer with `get()`, the address:
+  /// `thrust::device_vector` (device memory: pass it to `exec::cuda` calls) and
+  /// `thrust::host_vector` (host memory), const or not. The container must outlive the view.
+  template <class C,
+            class P = decltype(std::declval<C&>().data().get()),
+            class = std::enable_if_t<std::is_convertible_v<P, T*>>>
+  Span(C& container) : data_(container.data().get()), size_(std::int64_t(container.size())) {}
 
   /// The first element.
   SPHAD_HOST_DEVICE SPHAD_INLINE constexpr T* data() const { return data_; }

@@ -141,3 +141,32 @@ TEST_CASE("rollout_gradient: 20 WCSPH steps with grad-h and a Verlet list rebuil
   }
   CHECK(worst < 1e-6);
 }
+
+TEST_CASE("a correction state over const Variables records as over Variables", "[sim][flow]") {
+  // decltype of a `const auto` Variable names `const Variable<E>`; the tape must see it too.
+  const FlowCase c;
+  const ParticleSet<2, double> plain{
+      {c.x0.data(), c.n}, c.constants.supports, c.constants.masses, c.constants.kinds};
+  const auto list = build_neighbor_list<SupportScheme::Gather>(
+      exec::host{}, plain.search_points(), plain.search_points(), c.constants.domain);
+  const auto gradient = [&](auto constness) {
+    Tape<exec::host> tape;
+    const Variable<V2> x(c.x0.data(), c.n);
+    const auto set = plain.with_positions(x);
+    const auto rho = record<ops::Density<flow::Kernel>>(tape, set, set, c.constants.domain, list);
+    const auto with_rho = set.with_densities(rho);
+    const auto omega =
+        corrections::record_omegas<flow::Kernel>(tape, with_rho, c.constants.domain, list);
+    using Omega = std::conditional_t<decltype(constness)::value, decltype(omega), Variable<double>>;
+    const auto g = record<ops::Gradient<flow::Kernel, GradientScheme::Symmetric>>(
+        tape, with_rho, with_rho, c.constants.domain, list, rho, rho, ApplyOptions<double>{},
+        ops::Corrections{ops::NoCRK{}, ops::NoRenormalization{},
+                         ops::GradH<double, Omega, Omega>{omega, omega}});
+    tape.backward(record_squared_norm(tape, g));
+    const auto dx = tape.gradient(x);
+    return std::vector<V2>(dx.data(), dx.data() + dx.size());
+  };
+  const auto plain_omega = gradient(std::false_type{});
+  const auto const_omega = gradient(std::true_type{});
+  CHECK(const_omega == plain_omega);
+}

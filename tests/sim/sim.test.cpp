@@ -418,3 +418,34 @@ TEST_CASE("binomial schedule: its splits reach the least advances, which the clo
     }
   }
 }
+
+namespace {
+/// A container shaped like Thrust's vectors: `data()` a fancy pointer whose `get()` is the address.
+struct FancyPointer {
+  double* address;
+  double* get() const { return address; }
+};
+struct FancyVector {
+  std::vector<double> v;
+  FancyPointer data() { return {v.data()}; }
+  std::size_t size() const { return v.size(); }
+};
+} // namespace
+
+TEST_CASE("containers with fancy pointers (Thrust's vectors) and vectors are views and Variables",
+          "[sim]") {
+  FancyVector fancy{{1.0, 2.0, 3.0}};
+  const Span<const double> view = fancy;
+  CHECK(view.data() == fancy.v.data());
+  CHECK(view.size() == 3);
+  const Variable<double> writable(fancy);
+  CHECK(writable.writable);
+  CHECK(writable.data() == fancy.v.data());
+  const std::vector<double> constant{4.0, 5.0};
+  const Variable<double> read_only(constant);
+  CHECK_FALSE(read_only.writable);
+  CHECK(read_only.size() == 2);
+  Host tape;
+  tape.backward(record_sum(tape, writable));
+  CHECK(tape.gradient(writable)[2] == 1.0);
+}

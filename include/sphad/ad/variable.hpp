@@ -73,6 +73,16 @@ struct Variable {
       : state(std::make_shared<detail::VariableState>()), writable(false), data_(memory.data()),
         size_(memory.size()) {}
 
+  /// Tracks a container's elements: a `std::vector` or a Thrust vector (a `device_vector` for
+  /// a CUDA tape), read-only when the container is const.
+  template <class C, std::enable_if_t<std::is_constructible_v<Span<E>, C&>, int> = 0>
+  explicit Variable(C& container) : Variable(Span<E>(container)) {}
+  template <class C,
+            std::enable_if_t<!std::is_constructible_v<Span<E>, C&> &&
+                                 std::is_constructible_v<Span<const E>, C&>,
+                             int> = 0>
+  explicit Variable(C& container) : Variable(Span<const E>(container)) {}
+
   /// Tracks `n` elements at `memory`.
   Variable(E* memory, std::int64_t n) : Variable(Span<E>{memory, n}) {}
   /// Tracks `n` read-only elements at `memory`.
@@ -108,11 +118,14 @@ Span<const E> primal_view(const Variable<E>& variable) {
   return variable.span();
 }
 
-/// Whether a view is a `Variable` (its gradient is wanted).
+/// Whether a view is a `Variable` (its gradient is wanted), const or not: a correction state
+/// spelled with `decltype` of a `const` variable names `const Variable<E>`.
 template <class View>
 inline constexpr bool is_variable_v = false;
 template <class E>
 inline constexpr bool is_variable_v<Variable<E>> = true;
+template <class E>
+inline constexpr bool is_variable_v<const Variable<E>> = true;
 
 namespace detail {
 /// Throws naming `argument` when `view` is an empty (default-constructed) `Variable`, which
