@@ -5,6 +5,12 @@
 // and with 6 checkpoints (`checkpointed`, 2.0 plain advances per step by the binomial
 // schedule). 2D double, Wendland4, the operator benchmarks' particles sorted by cell; one
 // thread or the machine's. Counters: plain advances and recorded steps per rollout.
+// `BM_rollout_memory`: the peak memory of one gradient of T steps at N particles — everything on
+// one tape (`one_tape`), `rollout_gradient` with every state kept (`every_state`) and with
+// ⌈√T⌉ checkpoints (`sqrt_checkpoints`) — as the process's peak resident memory above what it
+// held before (Linux: VmHWM, reset through /proc/self/clear_refs after glibc's malloc_trim
+// returned the memory freed before), with the bytes of one
+// state and of one recorded step's tape for comparison.
 #include <sphad/ops.hpp>
 #include <sphad/search.hpp>
 #include <sphad/sim.hpp>
@@ -13,8 +19,15 @@
 
 #include <benchmark/benchmark.h>
 
+#include <cmath>
 #include <cstdint>
+#include <fstream>
+#include <string>
 #include <vector>
+
+#if defined(__GLIBC__)
+#include <malloc.h> // malloc_trim
+#endif
 
 using namespace sphad;
 
@@ -137,6 +150,77 @@ void BM_rollout(benchmark::State& state) {
 
 } // namespace
 
+/// A line of /proc/self/status in bytes (0 where there is none).
+std::int64_t status_bytes(const std::string& key) {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(key + ":", 0) == 0) {
+      return std::stoll(line.substr(key.size() + 1)) * 1024;
+    }
+  }
+  return 0;
+}
+
+enum MemoryMode { one_tape, every_state, sqrt_checkpoints };
+
+template <MemoryMode M>
+void BM_rollout_memory(benchmark::State& state) {
+  const exec::host exec;
+  const std::int64_t n = state.range(0), steps_here = state.range(1);
+  const bench::OperatorCase<2, double> c(n, bench::Order::cells);
+  const std::vector<V2> x(c.set.positions.data(), c.set.positions.data() + n);
+  const std::vector<V2> v(static_cast<std::size_t>(n), V2{0.0, 0.0});
+  std::vector<V2> f;
+  for (std::int64_t i = 0; i < n; ++i) {
+    f.push_back({0.01 * x[std::size_t(i)][1], -0.01 * x[std::size_t(i)][0]});
+  }
+  const Motion<Stored> initial = sim::clone(exec, Motion<sim::Views>{{x.data(), n}, {v.data(), n}});
+  const Force<Stored> force = sim::clone(exec, Force<sim::Views>{{f.data(), n}});
+  auto g0 = sim::clone(exec, initial);
+  auto gf = sim::clone(exec, force);
+  const Step step{&c};
+  std::int64_t step_tape = 0;
+  {
+    Tape<exec::host> tape(exec);
+    step(tape, sim::track(initial), sim::track(force), 0);
+    step_tape = tape.bytes();
+  }
+  std::int64_t peak = 0, kept = 0;
+  for (auto _ : state) {
+#if defined(__GLIBC__)
+    malloc_trim(0); // memory freed earlier goes back to the system, so new use shows as growth
+#endif
+    std::ofstream("/proc/self/clear_refs") << "5"; // the peak restarts from the current use
+    const std::int64_t before = status_bytes("VmRSS");
+    if constexpr (M == one_tape) {
+      Tape<exec::host> tape(exec);
+      const Motion<sim::Tracked> s0 = sim::track(initial);
+      const Force<sim::Tracked> theta = sim::track(force);
+      Motion<sim::Tracked> s = s0;
+      for (std::int64_t k = 0; k < steps_here; ++k) {
+        s = step(tape, s, theta, k);
+      }
+      tape.backward(Loss{}(tape, s, theta));
+      benchmark::DoNotOptimize(tape.gradient(s0.x).data());
+      kept = steps_here + 1;
+    } else {
+      const std::int64_t budget =
+          M == every_state ? 0 : std::int64_t(std::ceil(std::sqrt(double(steps_here))));
+      const auto result =
+          sim::rollout_gradient(exec, steps_here, initial, force, step, Loss{}, g0, gf, {budget});
+      benchmark::DoNotOptimize(result.loss.data());
+      kept = result.peak_checkpoints;
+    }
+    peak = status_bytes("VmHWM") - before;
+  }
+  state.counters["steps"] = double(steps_here);
+  state.counters["peak_MB"] = double(peak) / 1e6;
+  state.counters["states_kept"] = double(kept);
+  state.counters["state_MB"] = double(n) * double(sizeof(V2)) * 2 / 1e6;
+  state.counters["step_tape_MB"] = double(step_tape) / 1e6;
+}
+
 #define SPHAD_ROLLOUT_BENCH(M)                                                                     \
   BENCHMARK_TEMPLATE(BM_rollout, M)                                                                \
       ->Arg(100)                                                                                   \
@@ -146,3 +230,27 @@ void BM_rollout(benchmark::State& state) {
 SPHAD_ROLLOUT_BENCH(plain);
 SPHAD_ROLLOUT_BENCH(all_states);
 SPHAD_ROLLOUT_BENCH(checkpointed);
+
+// {N, T}. The smoke test (N = 1024) runs 8 steps; the one-tape rollout stops at T = 1,000
+// (10,000 steps of 10⁴ particles on one tape need more memory than the benchmark machine has:
+// T times one step's tape).
+BENCHMARK_TEMPLATE(BM_rollout_memory, one_tape)
+    ->Args({1 << 10, 8})
+    ->Args({10'000, 100})
+    ->Args({10'000, 1000})
+    ->Iterations(1)
+    ->Unit(benchmark::kSecond);
+BENCHMARK_TEMPLATE(BM_rollout_memory, every_state)
+    ->Args({1 << 10, 8})
+    ->Args({10'000, 100})
+    ->Args({10'000, 1000})
+    ->Args({10'000, 10'000})
+    ->Iterations(1)
+    ->Unit(benchmark::kSecond);
+BENCHMARK_TEMPLATE(BM_rollout_memory, sqrt_checkpoints)
+    ->Args({1 << 10, 8})
+    ->Args({10'000, 100})
+    ->Args({10'000, 1000})
+    ->Args({10'000, 10'000})
+    ->Iterations(1)
+    ->Unit(benchmark::kSecond);
