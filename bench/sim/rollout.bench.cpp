@@ -107,24 +107,44 @@ struct Loss {
   }
 };
 
+/// The particles (sorted by cell), s_0 (at rest), a swirling force field, and the gradients'
+/// states.
+struct RolloutCase {
+  bench::OperatorCase<2, double> c;
+  Motion<Stored> initial;
+  Force<Stored> force;
+  Motion<Stored> g0;
+  Force<Stored> gf;
+  explicit RolloutCase(std::int64_t n)
+      : c(n, bench::Order::cells), initial(start(c)), force(swirl(c)),
+        g0(sim::clone(exec::host{}, initial)), gf(sim::clone(exec::host{}, force)) {}
+  static Motion<Stored> start(const bench::OperatorCase<2, double>& c) {
+    const std::int64_t n = c.set.size();
+    const std::vector<V2> v(static_cast<std::size_t>(n), V2{0.0, 0.0});
+    return sim::clone(exec::host{}, Motion<sim::Views>{c.set.positions, {v.data(), n}});
+  }
+  static Force<Stored> swirl(const bench::OperatorCase<2, double>& c) {
+    std::vector<V2> f;
+    for (std::int64_t i = 0; i < c.set.size(); ++i) {
+      const V2 x = c.set.positions[i];
+      f.push_back({0.01 * x[1], -0.01 * x[0]});
+    }
+    return sim::clone(exec::host{}, Force<sim::Views>{{f.data(), c.set.size()}});
+  }
+};
+
 enum Mode { plain, all_states, checkpointed };
 
 template <Mode M>
 void BM_rollout(benchmark::State& state) {
   const exec::host exec;
   const std::int64_t n = state.range(0);
-  const bench::OperatorCase<2, double> c(n, bench::Order::cells);
-  const std::vector<V2> x(c.set.positions.data(), c.set.positions.data() + n);
-  std::vector<V2> v(static_cast<std::size_t>(n), V2{0.0, 0.0});
-  std::vector<V2> f;
-  for (std::int64_t i = 0; i < n; ++i) {
-    f.push_back({0.01 * x[std::size_t(i)][1], -0.01 * x[std::size_t(i)][0]});
-  }
-  const Motion<Stored> initial = sim::clone(exec, Motion<sim::Views>{{x.data(), n}, {v.data(), n}});
-  const Force<Stored> force = sim::clone(exec, Force<sim::Views>{{f.data(), n}});
-  auto g0 = sim::clone(exec, initial);
-  auto gf = sim::clone(exec, force);
-  const Step step{&c};
+  RolloutCase r(n);
+  const Motion<Stored>& initial = r.initial;
+  const Force<Stored>& force = r.force;
+  Motion<Stored>& g0 = r.g0;
+  Force<Stored>& gf = r.gf;
+  const Step step{&r.c};
   std::int64_t advances = 0, recordings = 0;
   for (auto _ : state) {
     if constexpr (M == plain) {
@@ -168,18 +188,12 @@ template <MemoryMode M>
 void BM_rollout_memory(benchmark::State& state) {
   const exec::host exec;
   const std::int64_t n = state.range(0), steps_here = state.range(1);
-  const bench::OperatorCase<2, double> c(n, bench::Order::cells);
-  const std::vector<V2> x(c.set.positions.data(), c.set.positions.data() + n);
-  const std::vector<V2> v(static_cast<std::size_t>(n), V2{0.0, 0.0});
-  std::vector<V2> f;
-  for (std::int64_t i = 0; i < n; ++i) {
-    f.push_back({0.01 * x[std::size_t(i)][1], -0.01 * x[std::size_t(i)][0]});
-  }
-  const Motion<Stored> initial = sim::clone(exec, Motion<sim::Views>{{x.data(), n}, {v.data(), n}});
-  const Force<Stored> force = sim::clone(exec, Force<sim::Views>{{f.data(), n}});
-  auto g0 = sim::clone(exec, initial);
-  auto gf = sim::clone(exec, force);
-  const Step step{&c};
+  RolloutCase r(n);
+  const Motion<Stored>& initial = r.initial;
+  const Force<Stored>& force = r.force;
+  Motion<Stored>& g0 = r.g0;
+  Force<Stored>& gf = r.gf;
+  const Step step{&r.c};
   std::int64_t step_tape = 0;
   {
     Tape<exec::host> tape(exec);
