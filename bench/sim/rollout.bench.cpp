@@ -248,23 +248,15 @@ SPHAD_ROLLOUT_BENCH(checkpointed);
 // {N, T}. The smoke test (N = 1024) runs 8 steps; the one-tape rollout stops at T = 1,000
 // (10,000 steps of 10⁴ particles on one tape need more memory than the benchmark machine has:
 // T times one step's tape).
-BENCHMARK_TEMPLATE(BM_rollout_memory, one_tape)
-    ->Args({1 << 10, 8})
-    ->Args({10'000, 100})
-    ->Args({10'000, 1000})
-    ->Iterations(1)
-    ->Unit(benchmark::kSecond);
-BENCHMARK_TEMPLATE(BM_rollout_memory, every_state)
-    ->Args({1 << 10, 8})
-    ->Args({10'000, 100})
-    ->Args({10'000, 1000})
-    ->Args({10'000, 10'000})
-    ->Iterations(1)
-    ->Unit(benchmark::kSecond);
-BENCHMARK_TEMPLATE(BM_rollout_memory, sqrt_checkpoints)
-    ->Args({1 << 10, 8})
-    ->Args({10'000, 100})
-    ->Args({10'000, 1000})
-    ->Args({10'000, 10'000})
-    ->Iterations(1)
-    ->Unit(benchmark::kSecond);
+static void memory_sizes(benchmark::internal::Benchmark* b, std::int64_t longest) {
+  b->Args({1 << 10, 8});
+  for (std::int64_t t = 100; t <= longest; t *= 10) {
+    b->Args({10'000, t});
+  }
+  b->Iterations(1)->Unit(benchmark::kSecond);
+}
+BENCHMARK_TEMPLATE(BM_rollout_memory, one_tape)->Apply([](auto* b) { memory_sizes(b, 1000); });
+BENCHMARK_TEMPLATE(BM_rollout_memory, every_state)->Apply([](auto* b) { memory_sizes(b, 10'000); });
+BENCHMARK_TEMPLATE(BM_rollout_memory, sqrt_checkpoints)->Apply([](auto* b) {
+  memory_sizes(b, 10'000);
+});
