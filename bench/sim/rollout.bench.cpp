@@ -140,24 +140,17 @@ void BM_rollout(benchmark::State& state) {
   const exec::host exec;
   const std::int64_t n = state.range(0);
   RolloutCase r(n);
-  const Motion<Stored>& initial = r.initial;
-  const Force<Stored>& force = r.force;
-  Motion<Stored>& g0 = r.g0;
-  Force<Stored>& gf = r.gf;
   const Step step{&r.c};
   std::int64_t advances = 0, recordings = 0;
   for (auto _ : state) {
     if constexpr (M == plain) {
-      auto s = sim::clone(exec, initial);
-      for (std::int64_t k = 0; k < steps; ++k) {
-        Tape<exec::host> tape(exec);
-        sim::copy_into(exec, step(tape, sim::views(s), sim::views(force), k), s);
-      }
+      auto s = sim::clone(exec, r.initial);
+      sim::rollout(exec, steps, s, r.force, step);
       benchmark::DoNotOptimize(s.x.data());
       advances = steps;
     } else {
-      const auto result = sim::rollout_gradient(exec, steps, initial, force, step, Loss{}, g0, gf,
-                                                {M == all_states ? 0 : 6});
+      const auto result = sim::rollout_gradient(exec, steps, r.initial, r.force, step, Loss{}, r.g0,
+                                                r.gf, {M == all_states ? 0 : 6});
       benchmark::DoNotOptimize(result.loss.data());
       advances = result.advances;
       recordings = result.recordings;
@@ -167,8 +160,6 @@ void BM_rollout(benchmark::State& state) {
   state.counters["recordings"] = double(recordings);
   state.counters["particles"] = double(n);
 }
-
-} // namespace
 
 /// A line of /proc/self/status in bytes (0 where there is none).
 std::int64_t status_bytes(const std::string& key) {
@@ -189,15 +180,11 @@ void BM_rollout_memory(benchmark::State& state) {
   const exec::host exec;
   const std::int64_t n = state.range(0), steps_here = state.range(1);
   RolloutCase r(n);
-  const Motion<Stored>& initial = r.initial;
-  const Force<Stored>& force = r.force;
-  Motion<Stored>& g0 = r.g0;
-  Force<Stored>& gf = r.gf;
   const Step step{&r.c};
   std::int64_t step_tape = 0;
   {
     Tape<exec::host> tape(exec);
-    step(tape, sim::track(initial), sim::track(force), 0);
+    step(tape, sim::track(r.initial), sim::track(r.force), 0);
     step_tape = tape.bytes();
   }
   std::int64_t peak = 0, kept = 0;
@@ -209,8 +196,8 @@ void BM_rollout_memory(benchmark::State& state) {
     const std::int64_t before = status_bytes("VmRSS");
     if constexpr (M == one_tape) {
       Tape<exec::host> tape(exec);
-      const Motion<sim::Tracked> s0 = sim::track(initial);
-      const Force<sim::Tracked> theta = sim::track(force);
+      const Motion<sim::Tracked> s0 = sim::track(r.initial);
+      const Force<sim::Tracked> theta = sim::track(r.force);
       Motion<sim::Tracked> s = s0;
       for (std::int64_t k = 0; k < steps_here; ++k) {
         s = step(tape, s, theta, k);
@@ -221,8 +208,8 @@ void BM_rollout_memory(benchmark::State& state) {
     } else {
       const std::int64_t budget =
           M == every_state ? 0 : std::int64_t(std::ceil(std::sqrt(double(steps_here))));
-      const auto result =
-          sim::rollout_gradient(exec, steps_here, initial, force, step, Loss{}, g0, gf, {budget});
+      const auto result = sim::rollout_gradient(exec, steps_here, r.initial, r.force, step, Loss{},
+                                                r.g0, r.gf, {budget});
       benchmark::DoNotOptimize(result.loss.data());
       kept = result.peak_checkpoints;
     }
@@ -234,6 +221,8 @@ void BM_rollout_memory(benchmark::State& state) {
   state.counters["state_MB"] = double(n) * double(sizeof(V2)) * 2 / 1e6;
   state.counters["step_tape_MB"] = double(step_tape) / 1e6;
 }
+
+} // namespace
 
 #define SPHAD_ROLLOUT_BENCH(M)                                                                     \
   BENCHMARK_TEMPLATE(BM_rollout, M)                                                                \
@@ -248,7 +237,7 @@ SPHAD_ROLLOUT_BENCH(checkpointed);
 // {N, T}. The smoke test (N = 1024) runs 8 steps; the one-tape rollout stops at T = 1,000
 // (10,000 steps of 10⁴ particles on one tape need more memory than the benchmark machine has:
 // T times one step's tape).
-static void memory_sizes(benchmark::internal::Benchmark* b, std::int64_t longest) {
+void memory_sizes(benchmark::internal::Benchmark* b, std::int64_t longest) {
   b->Args({1 << 10, 8});
   for (std::int64_t t = 100; t <= longest; t *= 10) {
     b->Args({10'000, t});
