@@ -12,6 +12,7 @@
 #include <sphad/search/grid_layout.hpp>
 #include <sphad/search/hash_grid.hpp>
 #include <sphad/search/list_checks.hpp>
+#include <sphad/search/neighbor_cache.hpp>
 #include <sphad/search/neighbor_list.hpp>
 #include <sphad/search/points.hpp>
 #include <sphad/search/support_radius.hpp>

@@ -17,4 +17,5 @@
 #include <sphad/sampling.hpp>
 #include <sphad/search.hpp>
 #include <sphad/sim.hpp>
+#include <sphad/solver.hpp>
 #include <sphad/span.hpp>

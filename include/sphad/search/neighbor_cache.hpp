@@ -1,0 +1,150 @@
+// SPDX-FileCopyrightText: The sphad authors
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <sphad/config.hpp>
+
+#include <sphad/domain.hpp>
+#include <sphad/errors.hpp>
+#include <sphad/exec/buffer.hpp>
+#include <sphad/exec/copy.hpp>
+#include <sphad/exec/transform_reduce.hpp>
+#include <sphad/search/neighbor_list.hpp>
+#include <sphad/search/verlet.hpp>
+
+#include <cstdint>
+#include <optional>
+
+/// \file
+/// \brief `NeighborCache`: neighbour upkeep in one call per step — a Verlet list kept while no
+/// pair can have entered the support, refiltered to the exact pairs each step, rebuilt when some
+/// particle has moved more than half the skin — saying which it did.
+
+namespace sphad {
+
+/// What `NeighborCache::update` did.
+enum class NeighborUpdate {
+  refiltered, ///< the Verlet list still held every pair: filtered to the exact radius
+  rebuilt     ///< the Verlet list was built again (first call, a move past the skin, a resize)
+};
+
+namespace search::detail {
+/// 1 where two positions differ in any bit, else 0 (summed: the number of differences).
+template <int D, class T>
+struct PositionsDiffer {
+  const Vec<T, D>* a;
+  const Vec<T, D>* b;
+  SPHAD_HOST_DEVICE T operator()(std::int64_t i) const {
+    for (int e = 0; e < D; ++e) {
+      if (a[i][e] != b[i][e]) {
+        return T(1);
+      }
+    }
+    return T(0);
+  }
+};
+} // namespace search::detail
+
+/// Whether `a` and `b` hold bitwise the same positions (one reduction, read back: synchronizes
+/// on CUDA).
+template <int D, class T, class Exec>
+bool same_positions(const Exec& exec, Span<const Vec<T, D>> a, Span<const Vec<T, D>> b) {
+  if (a.size() != b.size()) {
+    return false;
+  }
+  Buffer<T, Exec> count(exec, 1);
+  exec::transform_reduce(exec, a.size(), search::detail::PositionsDiffer<D, T>{a.data(), b.data()},
+                         count.data());
+  return exec::to_host(exec, count.data(), 1)[0] == T(0); // host sync: the rebuild is a host branch
+}
+
+/// A Verlet list with skin `skin` over one particle set (queries and references the same),
+/// kept between steps: `update` returns the exact neighbour list of the current positions and
+/// records whether it rebuilt or refiltered (`last()`, counts in `rebuilds()`, `refilters()`).
+///
+/// For checkpointed rollouts, where a step recomputed from a checkpoint must meet the same
+/// list, `update_from` takes the positions the list must have been built from (kept in the
+/// simulation state): the list is rebuilt whenever it was built from others, so it is a
+/// function of the state; when the current positions have moved past the skin it is rebuilt
+/// from them, `last()` says `rebuilt`, and the caller stores the current positions as the new
+/// reference.
+template <SupportScheme S, int D, class T, class Exec>
+class NeighborCache {
+public:
+  /// A cache whose Verlet lists have skin `skin` (≥ 0; larger skins rebuild less often and
+  /// filter more pairs).
+  explicit NeighborCache(T skin) : skin_(skin) {
+    SPHAD_REQUIRE(skin >= T(0), "NeighborCache", "skin",
+                  sphad::detail::concat("negative (got ", skin, ")"));
+  }
+
+  /// The exact neighbour list of `points` (both roles), rebuilding the Verlet list when it may
+  /// miss a pair. One or two host reads per call (the drift test and the filter's total).
+  const NeighborList<Exec>&
+  update(const Exec& exec, const SearchPoints<D, T>& points, const Domain<D, T>& domain) {
+    last_ = NeighborUpdate::refiltered;
+    if (!verlet_ || verlet_needs_rebuild(exec, *verlet_, points, points, domain)) {
+      build(exec, points, domain);
+    }
+    return refilter(exec, points, domain);
+  }
+
+  /// The exact neighbour list of `points`, from a Verlet list built from `reference` (positions
+  /// of the same particles, supports those of `points`): rebuilt from `reference` when the cache
+  /// holds another, and rebuilt from `points` (then `last()` is `rebuilt`) when they have moved
+  /// past the skin from `reference`.
+  const NeighborList<Exec>& update_from(const Exec& exec,
+                                        const SearchPoints<D, T>& points,
+                                        Span<const Vec<T, D>> reference,
+                                        const Domain<D, T>& domain) {
+    SPHAD_REQUIRE(
+        reference.size() == points.size(), "NeighborCache::update_from", "reference",
+        sphad::detail::concat("has ", reference.size(), " positions, points has ", points.size()));
+    last_ = NeighborUpdate::refiltered;
+    if (!verlet_ || !same_positions(exec, reference,
+                                    Span<const Vec<T, D>>{verlet_->query_positions.data(),
+                                                          verlet_->query_positions.size()})) {
+      build(exec, {reference, points.supports}, domain);
+      --rebuilds_; // rebuilding the same list again is not a rebuild of the step's
+      last_ = NeighborUpdate::refiltered;
+    }
+    if (verlet_needs_rebuild(exec, *verlet_, points, points, domain)) {
+      build(exec, points, domain);
+    }
+    return refilter(exec, points, domain);
+  }
+
+  /// What the last `update` did.
+  NeighborUpdate last() const { return last_; }
+  /// How many times the Verlet list was rebuilt (restorations in `update_from` not counted).
+  std::int64_t rebuilds() const { return rebuilds_; }
+  /// How many updates refiltered the kept list.
+  std::int64_t refilters() const { return refilters_; }
+  /// The skin.
+  T skin() const { return skin_; }
+  /// The exact list of the last update (empty before the first).
+  const NeighborList<Exec>& list() const { return list_; }
+
+private:
+  void build(const Exec& exec, const SearchPoints<D, T>& points, const Domain<D, T>& domain) {
+    verlet_ = build_verlet_list<S>(exec, points, points, domain, skin_);
+    last_ = NeighborUpdate::rebuilt;
+    ++rebuilds_;
+  }
+  const NeighborList<Exec>&
+  refilter(const Exec& exec, const SearchPoints<D, T>& points, const Domain<D, T>& domain) {
+    if (last_ == NeighborUpdate::refiltered) {
+      ++refilters_;
+    }
+    list_ = filter_verlet_list<S>(exec, *verlet_, points, points, domain);
+    return list_;
+  }
+
+  T skin_;
+  std::optional<VerletList<D, T, Exec>> verlet_;
+  NeighborList<Exec> list_;
+  NeighborUpdate last_ = NeighborUpdate::rebuilt;
+  std::int64_t rebuilds_ = 0, refilters_ = 0;
+};
+
+} // namespace sphad

@@ -1,0 +1,55 @@
+// SPDX-FileCopyrightText: The sphad authors
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <sphad/config.hpp>
+
+#include <sphad/ad/scalar_traits.hpp>
+#include <sphad/math/vec.hpp>
+#include <sphad/ops/operator_concept.hpp>
+#include <sphad/solver/detail/term_base.hpp>
+
+/// \file
+/// \brief `solver::ContinuityRate`: the rate of density change dρ_i/dt of the continuity
+/// equation, as an operator of the public operator concept.
+
+namespace sphad::solver {
+
+/// Which continuity sum `ContinuityRate` evaluates.
+enum class ContinuityForm {
+  Mass,  ///< dρ_i/dt = Σ_j m_j u_ij·Ĝ_ij (Monaghan 1992)
+  Volume ///< dρ_i/dt = ρ_i Σ_j V_j u_ij·Ĝ_ij (Adami 2012; DualSPHysics, δ-SPH)
+};
+
+/// dρ_i/dt = Σ_j m_j u_ij·Ĝ_ij (`Mass`) or ρ_i Σ_j V_j u_ij·Ĝ_ij (`Volume`), u_ij = u_i − u_j.
+/// The field is the velocity; the densities are required; the output is a scalar per particle.
+/// Free-surface solvers integrate it rather than using the summation density, which
+/// under-estimates ρ near the surface.
+template <class Kernel,
+          ContinuityForm Form = ContinuityForm::Volume,
+          SupportScheme Support = SupportScheme::Gather>
+struct ContinuityRate : detail::TermBase<Kernel, Support>,
+                        ops::KernelQuantity<ops::KernelPart::corrected_gradient> {
+  static constexpr bool needs_densities = true, needs_values = true;
+  /// Velocities: vectors of D components.
+  template <int D, class F>
+  static constexpr bool accepts_field = is_vec_v<F>&& F::dim == D;
+  template <int D, class T, class F>
+  using output_t = T;
+  /// (weight) u_ij·Ĝ_ij.
+  template <class P, class G>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto combine(const P& p, const G& g) {
+    constexpr int D = P::dim;
+    auto s = (p.f_i[0] - p.f_j[0]) * g[0];
+    for (int e = 1; e < D; ++e) {
+      s += (p.f_i[e] - p.f_j[e]) * g[e];
+    }
+    if constexpr (Form == ContinuityForm::Mass) {
+      return p.m_j * s;
+    } else {
+      return p.rho_i * p.volume_j * s;
+    }
+  }
+};
+
+} // namespace sphad::solver

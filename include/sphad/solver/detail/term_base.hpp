@@ -1,0 +1,49 @@
+// SPDX-FileCopyrightText: The sphad authors
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <sphad/config.hpp>
+
+#include <sphad/ad/dual_view.hpp>
+#include <sphad/ad/safe.hpp>
+#include <sphad/ad/scalar_traits.hpp>
+#include <sphad/kernels/kernel_traits.hpp>
+#include <sphad/kernels/support.hpp>
+#include <sphad/math/vec.hpp>
+
+/// \file
+/// \brief What the solver's pair terms share: the kernel and support scheme members of the
+/// operator concept, and the paper length ℓ = h_ij/κ with the regularizer η² = 0.01ℓ².
+
+namespace sphad::solver::detail {
+
+/// The operator-concept members every solver term has (a kernel and a support scheme).
+template <class Kernel, SupportScheme Support>
+struct TermBase {
+  static_assert(kernels::is_kernel_v<Kernel>,
+                "sphad::solver: Kernel is not a smoothing kernel (see docs/extending.md)");
+  using kernel_type = Kernel;
+  static constexpr SupportScheme support = Support;
+  static constexpr bool uses_grad_h = false;
+};
+
+/// The pair's paper length ℓ = h_ij/κ (sphad's h is the support radius; papers tune their
+/// constants with a smoothing length whose support is κℓ).
+template <int Kappa, class P>
+SPHAD_HOST_DEVICE SPHAD_INLINE auto paper_length(const P& p) {
+  static_assert(Kappa >= 1, "sphad::solver: the support-to-length ratio Kappa is at least 1");
+  using T = typename P::scalar;
+  return T(p.support()) / primal_t<T>(Kappa);
+}
+
+/// x_ij / (r² + η²) with η² = 0.01ℓ² (the regularized inverse distance of the viscous terms).
+template <int Kappa, class P>
+SPHAD_HOST_DEVICE SPHAD_INLINE auto regularized_direction(const P& p) {
+  using T = typename P::scalar;
+  constexpr int D = P::dim;
+  const auto x = sphad::detail::convert_scalars<Vec<T, D>>(p.x_ij);
+  const T l = paper_length<Kappa>(p);
+  return x / (dot(x, x) + primal_t<T>(0.01) * l * l);
+}
+
+} // namespace sphad::solver::detail

@@ -1,0 +1,122 @@
+// SPDX-FileCopyrightText: The sphad authors
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <sphad/config.hpp>
+
+#include <sphad/ad/tape.hpp>
+#include <sphad/ops/record_map.hpp>
+#include <sphad/sim/state.hpp>
+
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+/// \file
+/// \brief Explicit integrators over a user's state struct (`sim/state.hpp`): symplectic Euler
+/// and kick–drift–kick, recorded on the tape like any step. The state has members `x`
+/// (positions) and `v` (velocities) and any others (densities, ...); the caller's rate function
+/// returns the time derivatives as a state of the same struct.
+
+namespace sphad::solver {
+
+namespace detail {
+/// y + a r, for any element (scalars, `Vec`s) and mixed scalar types.
+struct Axpy {
+  double a;
+  template <class Y, class R>
+  SPHAD_HOST_DEVICE auto operator()(const Y& y, const R& r) const {
+    return y + r * a;
+  }
+};
+/// y + a (r + w): positions drifting with the new velocity plus an extra rate.
+struct Axpy2 {
+  double a;
+  template <class Y, class R, class W>
+  SPHAD_HOST_DEVICE auto operator()(const Y& y, const R& r, const W& w) const {
+    return y + (r + w) * a;
+  }
+};
+/// A copy: a field without a rate is carried on unchanged, as a new array.
+struct Copy {
+  template <class Y>
+  SPHAD_HOST_DEVICE Y operator()(const Y& y) const {
+    return y;
+  }
+};
+
+/// Whether `member` is the array `target` itself.
+template <class A, class B>
+bool is_member(const A& member, const B& target) {
+  return static_cast<const void*>(&member) == static_cast<const void*>(&target);
+}
+
+/// The kick of every field but x: y + Δt r_y (a copy where r_y is empty); x is copied.
+template <class Exec, template <class> class State, class Kind, class RKind, std::size_t... K>
+State<sim::Tracked> kick_fields(Tape<Exec>& tape,
+                                const State<Kind>& s,
+                                const State<RKind>& r,
+                                double dt,
+                                std::index_sequence<K...>) {
+  const auto fs = sim::detail::fields_of(s);
+  const auto fr = sim::detail::fields_of(r);
+  const auto one = [&](const auto& y, const auto& rate) {
+    using Out = std::decay_t<decltype(record_map(tape, y.size(), Copy{}, y))>;
+    if (is_member(y, s.x) || rate.size() == 0) {
+      return Out(record_map(tape, y.size(), Copy{}, y));
+    }
+    return Out(record_map(tape, y.size(), Axpy{dt}, y, rate));
+  };
+  return State<sim::Tracked>{one(std::get<K>(fs), std::get<K>(fr))...};
+}
+
+/// Kicks every field but x by Δt_kick; then x' = x + Δt_drift (v' + r_x), or x + Δt_drift v'
+/// when r_x is empty (v' the kicked velocities).
+template <class Exec, template <class> class State, class Kind, class RKind>
+State<sim::Tracked> kick_drift(Tape<Exec>& tape,
+                               const State<Kind>& s,
+                               const State<RKind>& r,
+                               double dt_kick,
+                               double dt_drift) {
+  sim::detail::check_fields<State>();
+  constexpr std::size_t n = std::tuple_size_v<decltype(sim::detail::fields_of(s))>;
+  auto out = kick_fields(tape, s, r, dt_kick, std::make_index_sequence<n>{});
+  if (dt_drift != 0) {
+    out.x = r.x.size() == 0 ? record_map(tape, s.x.size(), Axpy{dt_drift}, s.x, out.v)
+                            : record_map(tape, s.x.size(), Axpy2{dt_drift}, s.x, out.v, r.x);
+  }
+  return out;
+}
+} // namespace detail
+
+/// One step of symplectic Euler over the state `s` (members `x`, `v`, any others):
+///   r = rates(tape, s);  y' = y + Δt r_y for every field but x (v' = v + Δt a, ρ' = ρ + Δt Dρ);
+///   x' = x + Δt (v' + r_x).
+/// `rates(tape, s)` returns a `State<sim::Tracked>` of time derivatives: r.v the accelerations;
+/// r.x an extra position rate added to v' (a shifting velocity) or empty; a field whose rate is
+/// empty (a `Variable` of size 0) is carried on unchanged. Every stage is recorded on `tape`.
+/// First order; symplectic for conservative position-dependent forces; one rate evaluation.
+template <class Exec, template <class> class State, class Kind, class Rates>
+State<sim::Tracked>
+symplectic_euler(Tape<Exec>& tape, const State<Kind>& s, double dt, const Rates& rates) {
+  const State<sim::Tracked> r = rates(tape, s);
+  return detail::kick_drift(tape, s, r, dt, dt);
+}
+
+/// One kick–drift–kick (velocity Verlet) step over the state `s` (members `x`, `v`, others):
+///   y½ = y + ½Δt r_y(s)  (every field but x);  x' = x + Δt (v½ + r_x(s));
+///   y' = y½ + ½Δt r_y(x', y½)  (every field but x).
+/// Rates as for `symplectic_euler`; the second kick evaluates them at the drifted positions and
+/// the half-kicked fields. Second order and time-reversible for conservative forces; two rate
+/// evaluations per step (carry the rates in the state to reuse the second as the next first).
+template <class Exec, template <class> class State, class Kind, class Rates>
+State<sim::Tracked>
+kick_drift_kick(Tape<Exec>& tape, const State<Kind>& s, double dt, const Rates& rates) {
+  const State<sim::Tracked> first = rates(tape, s);
+  const State<sim::Tracked> half = detail::kick_drift(tape, s, first, dt / 2, dt);
+  const State<sim::Tracked> second = rates(tape, half);
+  return detail::kick_drift(tape, half, second, dt / 2, 0.0);
+}
+
+} // namespace sphad::solver
