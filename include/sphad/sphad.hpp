@@ -11,6 +11,7 @@
 #include <sphad/corrections.hpp>
 #include <sphad/errors.hpp>
 #include <sphad/exec.hpp>
+#include <sphad/io.hpp>
 #include <sphad/kernels.hpp>
 #include <sphad/math.hpp>
 #include <sphad/ops.hpp>
