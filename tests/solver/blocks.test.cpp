@@ -123,6 +123,29 @@ struct ShiftedRates {
   }
 };
 
+/// A field integrated like a density: v̇ = (−e, 0), ė = v_0 (an oscillation of v and e).
+struct Exchange {
+  template <class V>
+  SPHAD_HOST_DEVICE auto operator()(const V& v) const {
+    return v[0];
+  }
+};
+struct NegatedAlongX {
+  template <class E>
+  SPHAD_HOST_DEVICE auto operator()(const E& e) const {
+    using S = decltype(-e);
+    return Vec<S, 2>{-e, S(0)};
+  }
+};
+struct ExchangeRates {
+  template <class Kind>
+  Particle<sim::Tracked> operator()(Tape<exec::host>& t, const Particle<Kind>& s) const {
+    const std::int64_t n = s.x.size();
+    return {Variable<V2>(), record_map(t, n, NegatedAlongX{}, s.e),
+            record_map(t, n, Exchange{}, s.v)};
+  }
+};
+
 /// |x(T) − x_exact(T)| after `steps` steps of `integrate` from x = (1, 0), v = (0, 0) (ω = 1).
 template <class Integrate>
 double final_error(int steps, double t_end, const Integrate& integrate) {
@@ -153,6 +176,38 @@ TEST_CASE("integrators: order of convergence on a spring", "[solver][integrators
   CHECK(e1 / e2 == Approx(2).epsilon(0.1));  // first order
   CHECK(k1 / k2 == Approx(4).epsilon(0.05)); // second order
   CHECK(k2 < e2);
+}
+
+TEST_CASE("integrators: a field integrated like a density stays bounded under the "
+          "predictor-corrector, grows under symplectic Euler",
+          "[solver][integrators]") {
+  const auto amplitude = [](const auto& integrate) {
+    std::vector<V2> x{{0, 0}}, v{{1, 0}};
+    std::vector<double> e{0};
+    for (int k = 0; k < 1000; ++k) {
+      Tape<exec::host> tape;
+      const auto next = integrate(tape, Particle<sim::Views>{view(x), view(v), view(e)}, 0.1);
+      x = {next.x[0]};
+      v = {next.v[0]};
+      e = {next.e[0]};
+    }
+    return std::sqrt(v[0][0] * v[0][0] + e[0] * e[0]);
+  };
+  const double euler = amplitude([](Tape<exec::host>& t, const auto& s, double dt) {
+    return solver::symplectic_euler(t, s, dt, ExchangeRates{});
+  });
+  const double pc = amplitude([](Tape<exec::host>& t, const auto& s, double dt) {
+    return solver::predictor_corrector(t, s, dt, ExchangeRates{});
+  });
+  CHECK(euler == Approx(std::pow(1 + 0.01, 500)).epsilon(1e-12)); // forward Euler for the pair
+  // Explicit midpoint: each step multiplies the amplitude by sqrt(1 + Δt⁴/4) exactly.
+  CHECK(pc == Approx(std::pow(1 + 1e-4 / 4, 500)).epsilon(1e-12));
+  const SpringRates rates{1.0};
+  const auto midpoint = [&](Tape<exec::host>& tape, const auto& s, double dt) {
+    return solver::predictor_corrector(tape, s, dt, rates);
+  };
+  CHECK(final_error(100, 2.0, midpoint) / final_error(200, 2.0, midpoint) ==
+        Approx(4).epsilon(0.05)); // second order
 }
 
 TEST_CASE("integrators: the recorded step's gradient against central differences, and an "

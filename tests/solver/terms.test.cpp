@@ -406,6 +406,28 @@ TEST_CASE("DensityDiffusion: ∇²ρ (Molteni–Colagrossi), zero on a linear de
   check_derivatives<Antuono>(jittered, random_like<V2>(g, jittered.size(), 1.0));
 }
 
+TEST_CASE("AntiClumpingGradient: a pair closer than Δx pushed apart R (W_ij/W(Δx))⁴ harder",
+          "[solver][terms]") {
+  const exec::host ex;
+  const double dx = 0.1, h = 0.3;
+  const std::vector<V2> x{{0.5, 0.5}, {0.53, 0.5}};
+  const std::vector<double> hs(2, h), m(2, dx * dx), rho(2, 1.0);
+  const std::vector<std::int32_t> kinds(2, 0);
+  const Domain<2, double> domain{{0, 0}, {1, 1}, {false, false}};
+  const auto set =
+      ParticleSet<2, double>{view(x), view(hs), view(m), view(kinds)}.with_densities(view(rho));
+  const auto list = build_neighbor_list<SupportScheme::Gather>(ex, set.search_points(),
+                                                               set.search_points(), domain);
+  const std::vector<V2> field(2, V2{dx, 0.2});
+  const auto plain = apply<solver::ConcentrationGradient<K>>(ex, set, set, domain, list);
+  const auto pushed =
+      apply<solver::AntiClumpingGradient<K>>(ex, set, set, domain, list, view(field), view(field));
+  const double ratio = K::k<2>(0.03 / h) / K::k<2>(dx / h);
+  CHECK(pushed[0][0] == Approx(plain[0][0] * (1 + 0.2 * std::pow(ratio, 4))).epsilon(1e-12));
+  CHECK(pushed[0][0] > plain[0][0]); // toward the close neighbour: the shift −∇C moves away
+  CHECK(plain[0][0] > 0);
+}
+
 TEST_CASE("Shifting terms: ∇C = 0 and ∇·r = D on a lattice, smaller at a free surface",
           "[solver][terms]") {
   const exec::host ex;
@@ -428,5 +450,19 @@ TEST_CASE("Shifting terms: ∇C = 0 and ∇·r = D on a lattice, smaller at a fr
   auto g = test::rng(29);
   jittered.rho = plus(jittered.rho, random_like<double>(g, jittered.size(), 0.1), 1.0);
   check_derivatives<solver::ConcentrationGradient<K>>(jittered, std::vector<ops::NoField>{});
+  // The anti-clumping form: the plain gradient for R = 0; derivatives through (Δx, R) too.
+  const auto js = jittered.set();
+  std::vector<V2> no_clumping(jittered.x.size(), V2{jittered.dx, 0.0});
+  const auto plain =
+      apply<solver::ConcentrationGradient<K>>(ex, js, js, jittered.domain, jittered.list);
+  const auto with_r0 = apply<solver::AntiClumpingGradient<K>>(
+      ex, js, js, jittered.domain, jittered.list, view(no_clumping), view(no_clumping));
+  double apart = 0;
+  for (std::int64_t i = 0; i < jittered.size(); ++i) {
+    apart = std::max(apart, norm(plain[i] - with_r0[i]));
+  }
+  CHECK(apart < 1e-12);
+  std::vector<V2> clumping(jittered.x.size(), V2{jittered.dx, 0.2});
+  check_derivatives<solver::AntiClumpingGradient<K>>(jittered, clumping);
   check_derivatives<solver::PositionDivergence<K>>(jittered, std::vector<ops::NoField>{});
 }
