@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # On a machine with an NVIDIA GPU: configure the host and CUDA presets, build, run every test
-# (host and CUDA), the optimize_flow example on CUDA and the benchmarks, and copy logs and
-# benchmark JSON into RESULTS_DIR.
+# (host and CUDA), the optimize_flow and taylor_green examples on CUDA and the benchmarks, and
+# copy logs and benchmark JSON into RESULTS_DIR.
 # Usage: scripts/gpu-check.sh [RESULTS_DIR]   (default ./gpu-results). Finishes in minutes.
 # With .gpu/ present (scripts/stage-gpu-binaries.sh, run on a build machine and carried along)
 # it runs those prebuilt CUDA tests and benchmarks instead of building: about a minute.
@@ -43,6 +43,7 @@ if [ -d .gpu ]; then
   }
   step cuda_tests run_tests
   step optimize_flow_cuda timeout 300 .gpu/optimize_flow_cuda 12 1000 15
+  step taylor_green_cuda timeout 300 .gpu/taylor_green_cuda 316 300
   step sphad_bench_cuda .gpu/sphad_bench_cuda --benchmark_min_time=0.2 \
     --benchmark_out="$results/sphad_bench_cuda.json" --benchmark_out_format=json
   exit $status
@@ -66,6 +67,7 @@ for preset in host cuda; do
   step "ctest_$preset" ctest --preset "$preset" -j 4 --timeout 300
 done
 step optimize_flow_cuda timeout 300 build/cuda/examples/optimize_flow_cuda 12 1000 15
+step taylor_green_cuda timeout 300 build/cuda/examples/taylor_green_cuda 316 300
 for bench in build/cuda/bench/sphad_bench_cuda build/host/bench/sphad_bench; do
   name=$(basename "$bench")
   step "$name" "$bench" --benchmark_min_time=0.2 --benchmark_out="$results/$name.json" \

@@ -38,13 +38,6 @@ struct Config {
   int memory = 8;                 ///< (s, y) pairs kept by L-BFGS
 };
 
-template <class T, class Exec>
-Buffer<T, Exec> upload(const Exec& exec, const std::vector<T>& v) {
-  Buffer<T, Exec> out(exec, std::int64_t(v.size()));
-  exec::copy_from_host(exec, v.data(), out.data(), out.size());
-  return out;
-}
-
 template <class Exec>
 class Problem {
 public:
@@ -59,9 +52,10 @@ public:
       }
     }
     n_ = std::int64_t(x.size());
-    supports_ = upload(exec, std::vector<double>(x.size(), h));
-    masses_ = upload(exec, std::vector<double>(x.size(), dx * dx));
-    kinds_ = upload(exec, std::vector<std::int32_t>(x.size(), std::int32_t(ParticleKind::Fluid)));
+    supports_ = sphad::exec::to_buffer(exec, std::vector<double>(x.size(), h));
+    masses_ = sphad::exec::to_buffer(exec, std::vector<double>(x.size(), dx * dx));
+    kinds_ = sphad::exec::to_buffer(
+        exec, std::vector<std::int32_t>(x.size(), std::int32_t(ParticleKind::Fluid)));
     constants_.supports = {supports_.data(), n_};
     constants_.masses = {masses_.data(), n_};
     constants_.kinds = {kinds_.data(), n_};
@@ -86,7 +80,8 @@ public:
 
   /// The initial state for initial velocities `v` (x_ref = x).
   Fluid<sim::Stored<Exec>> initial(const std::vector<V2>& v) const {
-    return {upload(exec_, positions_), upload(exec_, v), upload(exec_, positions_)};
+    return {sphad::exec::to_buffer(exec_, positions_), sphad::exec::to_buffer(exec_, v),
+            sphad::exec::to_buffer(exec_, positions_)};
   }
 
   /// ρ of a state, plain.
@@ -245,7 +240,7 @@ bool check_gradient(Problem<Exec>& problem, const Config& config) {
   for (auto& e : v) { // somewhere between rest and v★, moving
     e = {0.5 * e[0] + 0.01, 0.5 * e[1] - 0.02};
   }
-  const Buffer<V2, Exec> v_device = upload(problem.exec(), v);
+  const Buffer<V2, Exec> v_device = sphad::exec::to_buffer(problem.exec(), v);
   const auto all = problem.gradient(v_device, steps, 0);
   const auto few = problem.gradient(v_device, steps, 3);
   const bool same_bits = all.dv == few.dv && all.dx == few.dx && all.loss == few.loss;
@@ -308,7 +303,8 @@ int optimize_flow(const Exec& exec, int argc, char** argv) {
   };
   const auto evaluate = [&](const std::vector<double>& at, int it) {
     const auto start = std::chrono::steady_clock::now();
-    const auto grad = problem.gradient(upload(exec, to_rows(at)), config.steps, checkpoints);
+    const auto grad =
+        problem.gradient(sphad::exec::to_buffer(exec, to_rows(at)), config.steps, checkpoints);
     std::printf("iteration %2d: L = %.6e  %lld advances + %lld recorded steps, %lld states kept, "
                 "%.2f s\n",
                 it, grad.loss, static_cast<long long>(grad.result.advances),

@@ -319,3 +319,22 @@ TEST_CASE("NeighborCache: the pairs of a fresh search each step; rebuilds only p
   CHECK_THROWS_WITH(other.update_from(ex, points, Span<const V2>{}, domain),
                     Catch::Contains("reference"));
 }
+
+TEST_CASE("Of: an equation of state's maps recorded over an array", "[solver][eos]") {
+  const solver::Tait<> eos{1.0, 10.0, 7.0, 0.0};
+  const std::vector<double> rho{0.99, 1.0, 1.02};
+  Tape<exec::host> tape;
+  const Variable<double> r(rho.data(), 3);
+  const auto c =
+      record_map(tape, 3, solver::Of<solver::StateMap::sound_speed, solver::Tait<>>{eos}, r);
+  const auto p = record_map(tape, 3, eos, r);
+  const auto back =
+      record_map(tape, 3, solver::Of<solver::StateMap::density, solver::Tait<>>{eos}, p);
+  for (std::int64_t i = 0; i < 3; ++i) {
+    CHECK(c[i] == Approx(eos.sound_speed(rho[std::size_t(i)])));
+    CHECK(back[i] == Approx(rho[std::size_t(i)]).epsilon(1e-14));
+  }
+  // d(ρ(p(ρ)))/dρ = 1 through the tape.
+  tape.backward(record_sum(tape, back));
+  CHECK(tape.gradient(r)[1] == Approx(1.0).epsilon(1e-12));
+}

@@ -5,6 +5,7 @@
 #include <sphad/config.hpp>
 
 #include <sphad/errors.hpp>
+#include <sphad/exec/buffer.hpp>
 #include <sphad/exec/host.hpp>
 
 #include <algorithm>
@@ -17,7 +18,7 @@
 
 /// \file
 /// \brief Filling and copying arrays in an execution space's memory, and moving them between
-/// the host and that space.
+/// the host and that space (`to_host`, `to_buffer`).
 
 namespace sphad::exec {
 
@@ -103,5 +104,14 @@ std::vector<T> to_host(const cuda& exec, const T* in, std::int64_t n) {
   return out;
 }
 #endif
+
+/// A new buffer in the space's memory holding a copy of `values` (stream-ordered; the host
+/// vector may be released when this returns).
+template <class T, class Exec>
+Buffer<T, Exec> to_buffer(const Exec& exec, const std::vector<T>& values) {
+  Buffer<T, Exec> out(exec, static_cast<std::int64_t>(values.size()));
+  copy_from_host(exec, values.data(), out.data(), out.size());
+  return out;
+}
 
 } // namespace sphad::exec

@@ -100,34 +100,25 @@ struct LinearEOS {
   }
 };
 
-/// Record-map functors that apply one equation of state's pieces to an array.
-template <class EOS>
-struct PressureOf {
+/// What `Of` maps: the pressure p(ρ), the sound speed c(ρ), or the density ρ(p).
+enum class StateMap { pressure, sound_speed, density };
+
+/// One map of an equation of state as a record-map functor: `record_map(tape, n,
+/// Of<StateMap::sound_speed, EOS>{eos}, rho)` records the sound speeds (the equation of state
+/// itself maps to pressures).
+template <StateMap M, class EOS>
+struct Of {
   EOS eos; ///< the equation of state
-  /// p(ρ).
+  /// p(x), c(x) or ρ(x).
   template <class T>
-  SPHAD_HOST_DEVICE auto operator()(const T& rho) const {
-    return eos.pressure(rho);
-  }
-};
-/// c(ρ) of an equation of state, as a record-map functor.
-template <class EOS>
-struct SoundSpeedOf {
-  EOS eos; ///< the equation of state
-  /// c(ρ).
-  template <class T>
-  SPHAD_HOST_DEVICE auto operator()(const T& rho) const {
-    return eos.sound_speed(rho);
-  }
-};
-/// ρ(p) of an equation of state, as a record-map functor.
-template <class EOS>
-struct DensityOf {
-  EOS eos; ///< the equation of state
-  /// ρ(p).
-  template <class T>
-  SPHAD_HOST_DEVICE auto operator()(const T& p) const {
-    return eos.density(p);
+  SPHAD_HOST_DEVICE auto operator()(const T& x) const {
+    if constexpr (M == StateMap::pressure) {
+      return eos.pressure(x);
+    } else if constexpr (M == StateMap::sound_speed) {
+      return eos.sound_speed(x);
+    } else {
+      return eos.density(x);
+    }
   }
 };
 
