@@ -44,8 +44,8 @@ struct DensityDiffusion : detail::TermBase<Kernel, Support> {
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto kernel_part(const P& p) {
     using T = typename P::scalar;
     constexpr int D = P::dim;
-    const auto x = sphad::detail::convert_scalars<Vec<T, D>>(p.x_ij);
-    const auto g = sphad::detail::convert_scalars<Vec<T, D>>(p.corrected_gradient());
+    const auto x = detail::pair_vector(p);
+    const auto g = detail::pair_gradient(p);
     const T r2 = dot(x, x);
     Vec<T, D + 1> out{};
     if (value_of(r2) > 0) {

@@ -70,7 +70,7 @@ struct AntiClumpingGradient : detail::TermBase<Kernel, Support> {
       power = power * ratio;
     }
     const T weight = T(p.volume_j) * (1 + T(p.f_i[1]) * power);
-    return sphad::detail::convert_scalars<Vec<T, D>>(p.corrected_gradient()) * weight;
+    return detail::pair_gradient(p) * weight;
   }
 };
 
@@ -108,9 +108,8 @@ struct PositionDivergence : detail::TermBase<Kernel, Support> {
   template <class P>
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto kernel_part(const P& p) {
     using T = typename P::scalar;
-    constexpr int D = P::dim;
-    const auto x = sphad::detail::convert_scalars<Vec<T, D>>(p.x_ij);
-    return T(-dot(x, sphad::detail::convert_scalars<Vec<T, D>>(p.corrected_gradient())));
+    const auto x = detail::pair_vector(p);
+    return T(-dot(x, detail::pair_gradient(p)));
   }
   /// V_j k.
   template <class P, class K>

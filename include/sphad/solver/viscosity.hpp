@@ -38,8 +38,9 @@ struct ArtificialViscosity : detail::TermBase<Kernel, Support> {
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto kernel_part(const P& p) {
     using T = typename P::scalar;
     constexpr int D = P::dim;
-    const auto q = detail::regularized_direction<Kappa>(p) * detail::paper_length<Kappa>(p);
-    const auto g = sphad::detail::convert_scalars<Vec<T, D>>(p.corrected_gradient());
+    const T l = detail::paper_length<Kappa>(p);
+    const auto q = detail::regularized_direction(p, l) * l;
+    const auto g = detail::pair_gradient(p);
     Vec<T, 2 * D> out;
     for (int e = 0; e < D; ++e) {
       out[e] = q[e];
@@ -97,9 +98,8 @@ struct LaminarViscosity : detail::TermBase<Kernel, Support> {
   template <class P>
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto kernel_part(const P& p) {
     using T = typename P::scalar;
-    constexpr int D = P::dim;
-    const auto g = sphad::detail::convert_scalars<Vec<T, D>>(p.corrected_gradient());
-    return T(dot(detail::regularized_direction<Kappa>(p), g));
+    const auto g = detail::pair_gradient(p);
+    return T(dot(detail::regularized_direction(p, detail::paper_length<Kappa>(p)), g));
   }
   /// 4 m_j k/(ρ_i + ρ_j) u_ij.
   template <class P, class K>

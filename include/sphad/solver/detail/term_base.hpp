@@ -36,14 +36,24 @@ SPHAD_HOST_DEVICE SPHAD_INLINE auto paper_length(const P& p) {
   return T(p.support()) / primal_t<T>(Kappa);
 }
 
-/// x_ij / (r² + η²) with η² = 0.01ℓ² (the regularized inverse distance of the viscous terms).
-template <int Kappa, class P>
-SPHAD_HOST_DEVICE SPHAD_INLINE auto regularized_direction(const P& p) {
-  using T = typename P::scalar;
-  constexpr int D = P::dim;
-  const auto x = sphad::detail::convert_scalars<Vec<T, D>>(p.x_ij);
-  const T l = paper_length<Kappa>(p);
-  return x / (dot(x, x) + primal_t<T>(0.01) * l * l);
+/// x_ij in the pair's one scalar type.
+template <class P>
+SPHAD_HOST_DEVICE SPHAD_INLINE auto pair_vector(const P& p) {
+  return sphad::detail::convert_scalars<Vec<typename P::scalar, P::dim>>(p.x_ij);
+}
+
+/// Ĝ_ij in the pair's one scalar type.
+template <class P>
+SPHAD_HOST_DEVICE SPHAD_INLINE auto pair_gradient(const P& p) {
+  return sphad::detail::convert_scalars<Vec<typename P::scalar, P::dim>>(p.corrected_gradient());
+}
+
+/// x_ij / (r² + η²) with η² = 0.01ℓ², for the pair's paper length ℓ (the regularized inverse
+/// distance of the viscous terms).
+template <class P, class L>
+SPHAD_HOST_DEVICE SPHAD_INLINE auto regularized_direction(const P& p, const L& l) {
+  const auto x = pair_vector(p);
+  return x / (dot(x, x) + primal_t<L>(0.01) * l * l);
 }
 
 } // namespace sphad::solver::detail
