@@ -7,4 +7,5 @@
 
 #include <sphad/config.hpp>
 
+#include <sphad/sampling/box.hpp>
 #include <sphad/sampling/lattice.hpp>

@@ -19,3 +19,4 @@
 #include <sphad/solver/shifting.hpp>
 #include <sphad/solver/time_step.hpp>
 #include <sphad/solver/viscosity.hpp>
+#include <sphad/solver/walls.hpp>

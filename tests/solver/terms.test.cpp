@@ -466,3 +466,60 @@ TEST_CASE("Shifting terms: ∇C = 0 and ∇·r = D on a lattice, smaller at a fr
   check_derivatives<solver::AntiClumpingGradient<K>>(jittered, clumping);
   check_derivatives<solver::PositionDivergence<K>>(jittered, std::vector<ops::NoField>{});
 }
+
+TEST_CASE("WallSums: Adami's extrapolation reproduces a hydrostatic pressure on the walls; "
+          "derivatives",
+          "[solver][terms][walls]") {
+  const exec::host ex;
+  // A column of depth H at rest over the floor of a tank 1 wide, three wall layers around it.
+  const double dx = 0.05, depth = 0.6, rho0 = 1000, g = 9.81;
+  const auto fluid = sampling::box_block<2>(V2{0, 0}, V2{1, depth}, dx);
+  const auto walls = sampling::box_walls<2>(V2{0, 0}, V2{1, 1}, dx, 3, {false, true});
+  std::vector<V2> x = fluid;
+  x.insert(x.end(), walls.begin(), walls.end());
+  const std::size_t n = x.size(), nf = fluid.size();
+  std::vector<double> h(n, 3 * dx), m(n, rho0 * dx * dx), rho(n, rho0), p(n, 0.0);
+  std::vector<std::int32_t> kinds(n, 0);
+  for (std::size_t i = nf; i < n; ++i) {
+    kinds[i] = 1;
+  }
+  std::vector<V3> field(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    p[i] = i < nf ? rho0 * g * (depth - x[i][1]) : 1e9; // walls' own values are never read
+    field[i] = solver::PackPressureVelocity{}(p[i], V2{0.5, -0.25});
+  }
+  const ParticleSet<2, double> set =
+      ParticleSet<2, double>{view(x), view(h), view(m), view(kinds)}.with_densities(view(rho));
+  const Domain<2, double> domain{{-1, -1}, {2, 2}, {false, false}};
+  const auto points = set.search_points();
+  const auto list = build_neighbor_list<SupportScheme::Gather>(ex, points, points, domain);
+  const auto sums =
+      apply<solver::WallSums<K>>(ex, set, set, domain, list, view(field), view(field),
+                                 ApplyOptions<double>{OperationDirection::FluidToBoundary});
+  const solver::WallPressure<2> pressure{{0, -g}};
+  const solver::NoSlipVelocity<2> no_slip;
+  std::size_t reached = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double pw = pressure(sums[std::int64_t(i)], p[i], kinds[i]);
+    const V2 uw = no_slip(sums[std::int64_t(i)], V2{0, 0}, kinds[i]);
+    if (i < nf) { // fluid rows: nothing summed, values kept
+      CHECK(norm(sums[std::int64_t(i)]) == 0);
+      CHECK(pw == p[i]);
+      CHECK(uw == V2{0, 0});
+    } else if (sums[std::int64_t(i)][5] > 0) {
+      ++reached;
+      // Σ_f [ρg(H − y_f) − ρg(y_w − y_f)] W / Σ_f W = ρg(H − y_w), for any neighbourhood.
+      CHECK(pw == Approx(rho0 * g * (depth - x[i][1])).epsilon(1e-12));
+      CHECK(uw[0] == Approx(-0.5).epsilon(1e-12)); // 2·0 − û
+      CHECK(uw[1] == Approx(0.25).epsilon(1e-12));
+    } else {
+      CHECK(pw == 0); // no fluid in reach
+    }
+  }
+  CHECK(reached > 2 * std::size_t(1 / dx));
+  // Derivatives through positions, densities and (p, u).
+  Fixture jittered(10, 0.3, false);
+  auto r = test::rng(23);
+  jittered.rho = plus(jittered.rho, random_like<double>(r, jittered.size(), 0.1), 1.0);
+  check_derivatives<solver::WallSums<K>>(jittered, random_like<V3>(r, jittered.size(), 1.0));
+}

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: MIT
+// A water column at rest in a tank of Adami walls (wall_flows.hpp), after Adami et al. 2012 §6
+// as PySPH sets it up: tank 2 × 1, depth H = 0.9, g = 1, ρ₀ = 1000, c₀ = 10 sqrt(gH), the
+// linear equation of state (γ = 1), α = 0.24, gravity ramped up over t_damp = 1, run to t = 2.
+// The bottom pressure is the weight of the column over the tank's width, ρ₀gH (the masses
+// are ρ₀Δx²): the least-squares line of the fluid's pressures against height in the tank's
+// middle half, evaluated at y = 0, is compared with it. No fluid particle may cross a wall.
+//   hydrostatic_tank [--t-end T=2] [--tolerance X=0.01] [--out DIR] [--frames] spacing...
+//   (default spacing 0.02; several spacings give a resolution study)
+// With --out it writes DIR/profile_<n>.csv (the fluid's pressures against height, with
+// ρ₀g(H − y)), DIR/profile.svg and DIR/bottom_pressure.svg (its history), and with --frames a
+// ParaView series. Exits non-zero when the finest run's bottom-pressure error exceeds the
+// tolerance or a particle left the tank.
+#include "../wall_flows/wall_flows.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+using namespace wall_flows;
+
+namespace {
+
+struct Options {
+  double t_end = 2, tolerance = 0.01;
+  std::string out;
+  bool frames = false;
+  std::vector<double> spacings;
+};
+
+constexpr double depth = 0.9, width = 2, height = 1;
+
+Setup tank(double dx) {
+  Setup s;
+  s.fluid_upper = {width, depth};
+  s.tank_upper = {width, height};
+  s.dx = dx;
+  s.g = 1;
+  s.rho0 = 1000;
+  s.c0 = 10 * std::sqrt(s.g * depth);
+  s.gamma = 1;
+  s.alpha = 0.24;
+  s.delta = 0;
+  s.t_damp = 1;
+  s.max_speed = 0;
+  return s;
+}
+
+struct Result {
+  double dx = 0, error = 0, steps_per_second = 0;
+  bool contained = true;
+  std::vector<double> t, bottom;     // history of the fitted bottom pressure / ρ₀gH
+  std::vector<double> y, p, p_exact; // final profile of the fluid
+};
+
+/// The least-squares line p = a + b y over the fluid particles with |x − W/2| < W/4, at y = 0.
+double bottom_pressure(const std::vector<V2>& x, const std::vector<double>& p) {
+  double n = 0, sy = 0, sp = 0, syy = 0, syp = 0;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    if (std::abs(x[i][0] - 0.5 * width) < 0.25 * width) {
+      n += 1;
+      sy += x[i][1];
+      sp += p[i];
+      syy += x[i][1] * x[i][1];
+      syp += x[i][1] * p[i];
+    }
+  }
+  const double b = (n * syp - sy * sp) / (n * syy - sy * sy);
+  return (sp - b * sy) / n;
+}
+
+/// Whether every fluid particle is inside the tank (above its floor, between its side walls).
+bool inside(const std::vector<V2>& x) {
+  return std::all_of(x.begin(), x.end(),
+                     [](const V2& r) { return r[0] > 0 && r[0] < width && r[1] > 0; });
+}
+
+Result run(const Options& o, double dx) {
+  const Setup setup = tank(dx);
+  Case<exec::host> c{setup, exec::host{}};
+  const std::int64_t fluid = c.start.fluid;
+  const int samples = 20;
+  const std::int64_t per_sample =
+      std::max<std::int64_t>(1, std::int64_t(std::ceil(o.t_end / samples / setup.dt())));
+  const std::int64_t steps = per_sample * samples;
+  const double dt = o.t_end / double(steps);
+  const double target = setup.rho0 * setup.g * depth;
+  std::printf("Hydrostatic tank: dx = %g, %lld fluid + %lld wall particles, dt = %.3e, %lld "
+              "steps to t = %.2f\n",
+              dx, static_cast<long long>(fluid), static_cast<long long>(c.n - fluid), dt,
+              static_cast<long long>(steps), o.t_end);
+  std::printf("%8s %16s %12s\n", "t", "p(0)/(rho0 g H)", "max |u|");
+  std::unique_ptr<io::PvdSeries> series;
+  const std::string tag = std::to_string(std::lround(1 / dx));
+  if (o.frames && !o.out.empty()) {
+    series = std::make_unique<io::PvdSeries>(o.out, "hydrostatic_tank_" + tag);
+  }
+  Result r;
+  r.dx = dx;
+  io::Progress progress(steps, o.t_end, {true, 5.0, stderr});
+  const auto started = std::chrono::steady_clock::now();
+  Step<exec::host> step = c.step(dt);
+  for (int s = 1; s <= samples; ++s) {
+    step.first_step = (s - 1) * per_sample;
+    sim::rollout(c.exec, per_sample, c.state, c.params, step);
+    const double t = double(s * per_sample) * dt;
+    const std::vector<V2> x(c.state.x.data(), c.state.x.data() + fluid);
+    const auto p = fluid_pressures(c);
+    double speed = 0;
+    for (std::int64_t i = 0; i < fluid; ++i) {
+      speed = std::max(speed, norm(c.state.v.data()[i]));
+    }
+    r.contained = r.contained && inside(x);
+    r.t.push_back(t);
+    r.bottom.push_back(bottom_pressure(x, p) / target);
+    progress.update(s * per_sample, t);
+    std::printf("%8.4f %16.6f %12.3e\n", t, r.bottom.back(), speed);
+    if (series && s % 5 == 0) {
+      io::VtuFrame frame(Span<const V2>{c.state.x.data(), c.n});
+      frame.add("velocity", Span<const V2>{c.state.v.data(), c.n});
+      frame.add("density", Span<const double>{c.state.rho.data(), c.n});
+      frame.add("kind", Span<const std::int32_t>{c.kinds.data(), c.n});
+      series->write(t, frame);
+    }
+    if (s == samples) {
+      for (std::int64_t i = 0; i < fluid; ++i) {
+        r.y.push_back(x[std::size_t(i)][1]);
+        r.p.push_back(p[std::size_t(i)] / target);
+        r.p_exact.push_back((depth - x[std::size_t(i)][1]) / depth);
+      }
+    }
+  }
+  progress.finish();
+  r.steps_per_second =
+      double(steps) /
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  r.error = std::abs(r.bottom.back() - 1);
+  std::printf("dx = %g: bottom pressure %.5f rho0 g H (error %.3e), particles %s the tank; "
+              "%.1f steps/s\n",
+              dx, r.bottom.back(), r.error, r.contained ? "stayed in" : "LEFT", r.steps_per_second);
+  if (!o.out.empty()) {
+    io::write_csv(o.out + "/profile_" + tag + ".csv", {"y", "p_over_rho0gH", "linear"},
+                  {r.y, r.p, r.p_exact});
+  }
+  return r;
+}
+
+Span<const double> view(const std::vector<double>& v) {
+  return {v.data(), std::int64_t(v.size())};
+}
+
+void plot(const Options& o, const std::vector<Result>& results) {
+  io::Plot profile("Hydrostatic tank at t = 2: fluid pressure", "y", "p / (rho0 g H)");
+  std::vector<double> y{0, depth}, line{1, 0};
+  profile.line(view(y), view(line), "rho0 g (H - y)");
+  for (const Result& r : results) {
+    char label[64];
+    std::snprintf(label, sizeof label, "SPH, dx = %g", r.dx);
+    profile.points(view(r.y), view(r.p), label);
+  }
+  profile.write_svg(o.out + "/profile.svg");
+  io::Plot bottom("Hydrostatic tank: bottom pressure (fitted line at y = 0)", "t",
+                  "p(0) / (rho0 g H)");
+  for (const Result& r : results) {
+    char label[64];
+    std::snprintf(label, sizeof label, "dx = %g", r.dx);
+    bottom.line(view(r.t), view(r.bottom), label);
+  }
+  bottom.write_svg(o.out + "/bottom_pressure.svg");
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  for (int a = 1; a < argc; ++a) {
+    const auto value = [&](const char* name) {
+      if (a + 1 >= argc) {
+        std::fprintf(stderr, "%s needs a value\n", name);
+        std::exit(2);
+      }
+      return argv[++a];
+    };
+    if (!std::strcmp(argv[a], "--t-end")) {
+      o.t_end = std::atof(value("--t-end"));
+    } else if (!std::strcmp(argv[a], "--tolerance")) {
+      o.tolerance = std::atof(value("--tolerance"));
+    } else if (!std::strcmp(argv[a], "--out")) {
+      o.out = value("--out");
+    } else if (!std::strcmp(argv[a], "--frames")) {
+      o.frames = true;
+    } else {
+      o.spacings.push_back(std::atof(argv[a]));
+    }
+  }
+  if (o.spacings.empty()) {
+    o.spacings.push_back(0.02);
+  }
+  std::sort(o.spacings.rbegin(), o.spacings.rend()); // coarsest first
+  std::vector<Result> results;
+  bool contained = true;
+  for (const double dx : o.spacings) {
+    results.push_back(run(o, dx));
+    contained = contained && results.back().contained;
+  }
+  if (!o.out.empty()) {
+    plot(o, results);
+  }
+  const double finest = results.back().error;
+  if (!contained) {
+    std::printf("FAILED: a fluid particle crossed a wall\n");
+    return 1;
+  }
+  if (o.tolerance > 0 && !(finest <= o.tolerance)) {
+    std::printf("FAILED: the finest run's bottom-pressure error %.3e exceeds %.3e\n", finest,
+                o.tolerance);
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: MIT
+// Free-surface flows in a tank of Adami walls from sphad's solver blocks, one source for every
+// execution space: the hydrostatic tank and the dam break share it.
+// One particle set holds the fluid (kind Fluid) and the walls (kind Boundary, fixed, at rest).
+// The state is (x, u, ρ, x_ref) of every particle; one step is the symplectic
+// predictor–corrector over the rates
+//   u̇ = PressureForce(p) [fluid ← all] + α ArtificialViscosity [fluid ← fluid] + g,
+//   ρ̇ = ContinuityRate(u) [fluid ← all] + δℓc₀ DensityDiffusion [fluid ← fluid],
+// with p = Tait(ρ) on the fluid and, on the walls, Adami's extrapolation
+//   p_w = [Σ_f p_f W + g·Σ_f ρ_f r_wf W] / Σ_f W,  ρ_w = Tait⁻¹(p_w),
+// recomputed at every rate evaluation (free-slip walls: the viscous term skips them; their
+// velocity 0 enters the continuity equation). Gravity ramps up over t_damp (Adami's Eq. 13).
+#pragma once
+
+#include <sphad/sphad.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <tuple>
+#include <vector>
+
+namespace wall_flows {
+
+using namespace sphad;
+using V2 = Vec<double, 2>;
+using Kernel = kernels::Wendland4; // support h = 3Δx; papers' length ℓ = h/2
+constexpr int kappa = 2;
+
+/// The state of every particle (fluid and walls): positions, velocities, densities, and the
+/// positions the Verlet list was built from.
+template <class Kind>
+struct Fluid {
+  sim::Array<Kind, V2> x, v;
+  sim::Array<Kind, double> rho;
+  sim::Array<Kind, V2> x_ref;
+  template <class Self>
+  static auto fields(Self& s) {
+    return std::tie(s.x, s.v, s.rho, s.x_ref);
+  }
+};
+
+/// The parameter a rollout can differentiate: the artificial-viscosity coefficient α, one
+/// value per particle (all equal).
+template <class Kind>
+struct Params {
+  sim::Array<Kind, double> alpha;
+  template <class Self>
+  static auto fields(Self& s) {
+    return std::tie(s.alpha);
+  }
+};
+
+/// The case's numbers: a fluid block in a tank open at the top.
+struct Setup {
+  V2 fluid_lower{0, 0}, fluid_upper{1, 1}; ///< the fluid block
+  V2 tank_lower{0, 0}, tank_upper{1, 1};   ///< the tank's inside
+  double dx = 0.02;                        ///< particle spacing
+  double g = 1;                            ///< gravity (along −y)
+  double rho0 = 1000;                      ///< reference density
+  double c0 = 10;                          ///< sound speed
+  double gamma = 7;                        ///< Tait exponent
+  double alpha = 0.1;                      ///< artificial viscosity
+  double delta = 0.1;                      ///< δ-SPH coefficient (0: no density diffusion)
+  double t_damp = 0;                       ///< gravity ramp time (0: none)
+  double max_speed = 0;                    ///< U_max for the acoustic time-step rule
+  double h_over_dx = 3;                    ///< support radius in spacings
+  double cfl = 0.25;                       ///< of the acoustic rule
+  bool clamp_walls = false;                ///< floor the walls' pressure at 0
+  bool no_slip = false;                    ///< viscous term against the walls (Adami no-slip)
+
+  double length() const { return h_over_dx * dx / kappa; }
+  int layers() const { return int(std::ceil(h_over_dx - 1e-9)); }
+  solver::Tait<> eos() const { return {rho0, c0, gamma, 0.0}; }
+  double dt() const {
+    const double nu_av = alpha * length() * c0 / 8; // αℓc₀/(2(D + 2))
+    return solver::time_step_limits({length(), c0, max_speed, g, nu_av}, {cfl, 0.125, 0.25}).step();
+  }
+};
+
+/// Particle data on the host: the fluid first, then the walls.
+struct Initial {
+  std::vector<V2> x, v;
+  std::vector<double> rho, m, h;
+  std::vector<std::int32_t> kinds;
+  std::int64_t fluid = 0; ///< the number of fluid particles (they come first)
+};
+
+/// The fluid block at rest at ρ₀ and the walls' layers (⌈h/Δx⌉ of them), masses ρ₀Δx².
+inline Initial initial(const Setup& s) {
+  Initial out;
+  const auto fluid = sampling::box_block<2>(s.fluid_lower, s.fluid_upper, s.dx);
+  const auto walls =
+      sampling::box_walls<2>(s.tank_lower, s.tank_upper, s.dx, s.layers(), {false, true});
+  out.fluid = std::int64_t(fluid.size());
+  const auto add = [&](const std::vector<V2>& points, ParticleKind kind) {
+    for (const V2& x : points) {
+      out.x.push_back(x);
+      out.v.push_back({0, 0});
+      out.rho.push_back(s.rho0);
+      out.m.push_back(s.rho0 * s.dx * s.dx);
+      out.h.push_back(s.h_over_dx * s.dx);
+      out.kinds.push_back(static_cast<std::int32_t>(kind));
+    }
+  };
+  add(fluid, ParticleKind::Fluid);
+  add(walls, ParticleKind::Boundary);
+  return out;
+}
+
+/// What a step holds fixed, in the execution space's memory.
+struct Constants {
+  Span<const double> supports, masses;
+  Span<const std::int32_t> kinds;
+  Domain<2, double> domain; ///< the tank with its walls, twice as high (splashes)
+  solver::Tait<> eos;
+  double dt = 0, g = 1, length = 0, delta = 0, t_damp = 0;
+  bool clamp_walls = false, no_slip = false;
+};
+
+/// a = a_p + α a_av + g on the fluid; 0 on the walls.
+struct Acceleration {
+  double g = 1;
+  template <class P, class V, class A>
+  SPHAD_HOST_DEVICE auto
+  operator()(const P& a_p, const V& a_av, const A& alpha, std::int32_t kind) const {
+    auto a = a_p + a_av * alpha;
+    if (kind != static_cast<std::int32_t>(ParticleKind::Fluid)) {
+      return decltype(a){};
+    }
+    a[1] = a[1] - g;
+    return a;
+  }
+};
+/// ρ̇ = continuity + δℓc₀ D.
+struct DensityRate {
+  double scale = 0; ///< δℓc₀
+  template <class C, class D>
+  SPHAD_HOST_DEVICE auto operator()(const C& continuity, const D& diffusion) const {
+    return continuity + diffusion * scale;
+  }
+};
+
+/// The rates of (x, u, ρ, x_ref) over one neighbour list, gravity scaled by `ramp`.
+template <class Exec, class ParamKind>
+struct Rates {
+  const Constants& k;
+  const NeighborList<Exec>& list;
+  const Params<ParamKind>& params;
+  double ramp = 1;
+  template <class Kind>
+  Fluid<sim::Tracked> operator()(Tape<Exec>& tape, const Fluid<Kind>& s) const {
+    const std::int64_t n = s.x.size();
+    const auto& d = k.domain;
+    const double g = k.g * ramp;
+    const ApplyOptions<double> walls{OperationDirection::FluidToBoundary};
+    const ApplyOptions<double> onto_fluid{OperationDirection::AllToFluid};
+    const ApplyOptions<double> fluid_only{OperationDirection::FluidToFluid};
+    const ParticleSet<2, double> plain{primal_view(s.x), k.supports, k.masses, k.kinds};
+    // Walls: pressure and density extrapolated from the fluid.
+    const auto p_fluid = record_map(tape, n, k.eos, s.rho);
+    const auto packed = record_map(tape, n, solver::PackPressureVelocity{}, p_fluid, s.v);
+    const auto by_density = plain.with_positions(s.x).with_densities(s.rho);
+    const auto sums = record<solver::WallSums<Kernel>>(tape, by_density, by_density, d, list,
+                                                       packed, packed, walls);
+    const auto p = record_map(tape, n, solver::WallPressure<2>{{0.0, -g}, k.clamp_walls}, sums,
+                              p_fluid, k.kinds);
+    const auto rho =
+        record_map(tape, n, solver::WallDensity<solver::Tait<>>{k.eos}, p, s.rho, k.kinds);
+    // The fluid's rates.
+    const auto set = plain.with_positions(s.x).with_densities(rho);
+    const auto a_p =
+        record<solver::PressureForce<Kernel>>(tape, set, set, d, list, p, p, onto_fluid);
+    const auto c =
+        record_map(tape, n, solver::Of<solver::StateMap::sound_speed, solver::Tait<>>{k.eos}, rho);
+    const auto u_visc = k.no_slip
+                            ? record_map(tape, n, solver::NoSlipVelocity<2>{}, sums, s.v, k.kinds)
+                            : record_map(tape, n, sim::Identity{}, s.v);
+    const auto uc = record_map(tape, n, solver::PackVelocitySoundSpeed{}, u_visc, c);
+    const auto a_av = record<solver::ArtificialViscosity<Kernel, kappa>>(
+        tape, set, set, d, list, uc, uc, k.no_slip ? onto_fluid : fluid_only);
+    const auto accel = record_map(tape, n, Acceleration{g}, a_p, a_av, params.alpha, k.kinds);
+    auto drho =
+        record<solver::ContinuityRate<Kernel>>(tape, set, set, d, list, s.v, s.v, onto_fluid);
+    if (k.delta > 0) {
+      const auto diffusion =
+          record<solver::DensityDiffusion<Kernel>>(tape, set, set, d, list, rho, rho, fluid_only);
+      drho = record_map(tape, n, DensityRate{k.delta * k.length * k.eos.c0}, drho, diffusion);
+    }
+    return {Variable<V2>(), accel, drho, Variable<V2>()};
+  }
+};
+
+/// One step, the list kept as in `NeighborCache::update_from`.
+template <class Exec>
+struct Step {
+  Constants k;
+  std::shared_ptr<NeighborCache<SupportScheme::Gather, 2, double, Exec>> cache;
+  std::int64_t first_step = 0; ///< the index of the state's first step (the ramp's clock)
+
+  template <class Kind, class ParamKind>
+  Fluid<sim::Tracked> operator()(Tape<Exec>& tape,
+                                 const Fluid<Kind>& s,
+                                 const Params<ParamKind>& params,
+                                 std::int64_t step) const {
+    const SearchPoints<2, double> points{primal_view(s.x), k.supports};
+    const auto& list = cache->update_from(tape.exec(), points, primal_view(s.x_ref), k.domain);
+    const bool rebuilt = cache->last() == NeighborUpdate::rebuilt;
+    const double t = double(first_step + step) * k.dt;
+    const double ramp = solver::gravity_ramp(t, k.t_damp);
+    auto next =
+        solver::predictor_corrector(tape, s, k.dt, Rates<Exec, ParamKind>{k, list, params, ramp});
+    next.x_ref = record_map(tape, s.x.size(), sim::Identity{}, rebuilt ? s.x : s.x_ref);
+    return next;
+  }
+};
+
+/// Everything a run holds: the fixed particle data, the state, the parameter.
+template <class Exec>
+struct Case {
+  Setup setup;
+  Exec exec;
+  Initial start = initial(setup);
+  Buffer<double, Exec> masses = sphad::exec::to_buffer(exec, start.m),
+                       supports = sphad::exec::to_buffer(exec, start.h);
+  Buffer<std::int32_t, Exec> kinds = sphad::exec::to_buffer(exec, start.kinds);
+  std::int64_t n = masses.size();
+  Fluid<sim::Stored<Exec>> state{
+      sphad::exec::to_buffer(exec, start.x), sphad::exec::to_buffer(exec, start.v),
+      sphad::exec::to_buffer(exec, start.rho), sphad::exec::to_buffer(exec, start.x)};
+  Params<sim::Stored<Exec>> params{
+      sphad::exec::to_buffer(exec, std::vector<double>(n, setup.alpha))};
+
+  /// The step for a time step dt.
+  Step<Exec> step(double dt) const {
+    Constants k;
+    k.supports = {supports.data(), n};
+    k.masses = {masses.data(), n};
+    k.kinds = {kinds.data(), n};
+    const double margin = (setup.layers() + 1) * setup.dx;
+    const V2 lower = setup.tank_lower - V2{margin, margin};
+    const V2 upper = setup.tank_upper + V2{margin, setup.tank_upper[1] - setup.tank_lower[1]};
+    k.domain = Domain<2, double>{lower, upper, {false, false}};
+    k.eos = setup.eos();
+    k.dt = dt;
+    k.g = setup.g;
+    k.length = setup.length();
+    k.delta = setup.delta;
+    k.t_damp = setup.t_damp;
+    k.clamp_walls = setup.clamp_walls;
+    k.no_slip = setup.no_slip;
+    return {
+        k, std::make_shared<NeighborCache<SupportScheme::Gather, 2, double, Exec>>(0.5 * setup.dx)};
+  }
+};
+
+/// The fluid's pressures p = Tait(ρ) (read back to the host).
+template <class Exec>
+std::vector<double> fluid_pressures(const Case<Exec>& c) {
+  const auto rho = exec::to_host(c.exec, c.state.rho.data(), c.start.fluid);
+  std::vector<double> p(rho.size());
+  const auto eos = c.setup.eos();
+  for (std::size_t i = 0; i < rho.size(); ++i) {
+    p[i] = eos.pressure(rho[i]);
+  }
+  return p;
+}
+
+} // namespace wall_flows
