@@ -44,6 +44,7 @@ if [ -d .gpu ]; then
   step cuda_tests run_tests
   step optimize_flow_cuda timeout 300 .gpu/optimize_flow_cuda 12 1000 15
   step taylor_green_cuda timeout 300 .gpu/taylor_green_cuda 316 300
+  step dam_break_cuda timeout 300 .gpu/dam_break_cuda 224 300
   step sphad_bench_cuda .gpu/sphad_bench_cuda --benchmark_min_time=0.2 \
     --benchmark_out="$results/sphad_bench_cuda.json" --benchmark_out_format=json
   exit $status
@@ -68,6 +69,7 @@ for preset in host cuda; do
 done
 step optimize_flow_cuda timeout 300 build/cuda/examples/optimize_flow_cuda 12 1000 15
 step taylor_green_cuda timeout 300 build/cuda/examples/taylor_green_cuda 316 300
+step dam_break_cuda timeout 300 build/cuda/examples/dam_break_cuda 224 300
 for bench in build/cuda/bench/sphad_bench_cuda build/host/bench/sphad_bench; do
   name=$(basename "$bench")
   step "$name" "$bench" --benchmark_min_time=0.2 --benchmark_out="$results/$name.json" \

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/cuda/bin"
 bash scripts/install-deps.sh
 [ -f build/cuda/CMakeCache.txt ] || cmake --preset cuda
-targets=(sphad_bench_cuda optimize_flow_cuda taylor_green_cuda)
+targets=(sphad_bench_cuda optimize_flow_cuda taylor_green_cuda dam_break_cuda)
 for test in tests/*/*.test.cu; do
   targets+=("sphad_test_$(basename "$(dirname "$test")")_cuda")
 done

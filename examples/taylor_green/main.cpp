@@ -8,6 +8,7 @@
 // error against the resolution) and, with
 // --frames, a ParaView series DIR/taylor_green_<side>.pvd. Exits non-zero when the largest
 // relative energy error of the finest run exceeds the tolerance (0: report only).
+#include "../common/command_line.hpp"
 #include "taylor_green.hpp"
 
 #include <algorithm>
@@ -24,12 +25,7 @@ using namespace tgv;
 
 namespace {
 
-struct Options {
-  double t_end = 1, tolerance = 0.01, shift = 2, clumping = 1;
-  std::string out;
-  bool frames = false;
-  std::vector<int> sides;
-};
+using Options = example::CommandLine;
 
 struct Curve {
   int side = 0;
@@ -44,8 +40,8 @@ Span<const double> view(const std::vector<double>& v) {
 Curve run(const Options& o, int side) {
   Setup setup;
   setup.side = side;
-  setup.shift = o.shift;
-  setup.clumping = o.clumping;
+  setup.shift = o.options.at("shift");
+  setup.clumping = o.options.at("clumping");
   const int samples = 20;
   Case<exec::host> c{setup, exec::host{}};
   const std::int64_t n = c.n;
@@ -144,46 +140,22 @@ void plot(const Options& o, const std::vector<Curve>& curves) {
 } // namespace
 
 int main(int argc, char** argv) {
-  Options o;
-  for (int a = 1; a < argc; ++a) {
-    const auto value = [&](const char* name) {
-      if (a + 1 >= argc) {
-        std::fprintf(stderr, "%s needs a value\n", name);
-        std::exit(2);
-      }
-      return argv[++a];
-    };
-    if (!std::strcmp(argv[a], "--t-end")) {
-      o.t_end = std::atof(value("--t-end"));
-    } else if (!std::strcmp(argv[a], "--tolerance")) {
-      o.tolerance = std::atof(value("--tolerance"));
-    } else if (!std::strcmp(argv[a], "--out")) {
-      o.out = value("--out");
-    } else if (!std::strcmp(argv[a], "--shift")) {
-      o.shift = std::atof(value("--shift"));
-    } else if (!std::strcmp(argv[a], "--clumping")) {
-      o.clumping = std::atof(value("--clumping"));
-    } else if (!std::strcmp(argv[a], "--frames")) {
-      o.frames = true;
-    } else {
-      o.sides.push_back(std::atoi(argv[a]));
-    }
+  const Options o = example::parse_command_line(
+      argc, argv, {1.0, 0.01, "", false, {{"shift", 2.0}, {"clumping", 1.0}}, {}});
+  std::vector<int> sides;
+  for (const double r : o.resolutions) {
+    sides.push_back(int(r));
   }
-  if (o.sides.empty()) {
-    o.sides.push_back(50);
+  if (sides.empty()) {
+    sides.push_back(50);
   }
-  std::sort(o.sides.begin(), o.sides.end());
+  std::sort(sides.begin(), sides.end());
   std::vector<Curve> curves;
-  for (const int side : o.sides) {
+  for (const int side : sides) {
     curves.push_back(run(o, side));
   }
   if (!o.out.empty()) {
     plot(o, curves);
   }
-  const double finest = curves.back().worst;
-  if (o.tolerance > 0 && !(finest <= o.tolerance)) {
-    std::printf("FAILED: the finest run's energy error %.3e exceeds %.3e\n", finest, o.tolerance);
-    return 1;
-  }
-  return 0;
+  return example::verdict(o, curves.back().worst, "energy error");
 }

@@ -78,6 +78,44 @@ struct Setup {
   }
 };
 
+/// The hydrostatic tank (Adami et al. 2012 §6 as PySPH sets it up): tank 2 × 1, depth 0.9,
+/// g = 1, ρ₀ = 1000, c₀ = 10 sqrt(gH), γ = 1, α = 0.24, gravity ramped over t_damp = 1.
+inline Setup hydrostatic_tank(double dx) {
+  constexpr double depth = 0.9;
+  Setup s;
+  s.fluid_upper = {2, depth};
+  s.tank_upper = {2, 1};
+  s.dx = dx;
+  s.g = 1;
+  s.rho0 = 1000;
+  s.c0 = 10 * std::sqrt(s.g * depth);
+  s.gamma = 1;
+  s.alpha = 0.24;
+  s.delta = 0;
+  s.t_damp = 1;
+  return s;
+}
+
+/// Martin & Moyce's dam break: a column a = 1 wide and 2a high in the corner of a tank 4a long
+/// (3a high, open), g = 9.81, ρ₀ = 1000, γ = 7, c₀ = 10 sqrt(2g·2a), α = 0.02 with no-slip
+/// walls, δ = 0.1, walls' pressure floored at 0; `across` particles across the column.
+inline Setup dam_break(int across) {
+  Setup s;
+  s.dx = 1.0 / across;
+  s.fluid_upper = {1, 2};
+  s.tank_upper = {4, 3};
+  s.g = 9.81;
+  s.rho0 = 1000;
+  s.max_speed = std::sqrt(2 * s.g * 2);
+  s.c0 = 10 * s.max_speed;
+  s.gamma = 7;
+  s.alpha = 0.02;
+  s.delta = 0.1;
+  s.clamp_walls = true;
+  s.no_slip = true;
+  return s;
+}
+
 /// Particle data on the host: the fluid first, then the walls.
 struct Initial {
   std::vector<V2> x, v;

@@ -86,20 +86,10 @@ TEST_CASE("gravity_ramp: Adami's sine ramp from 0 to 1 over t_damp", "[solver][w
 namespace {
 using Stored = sim::Stored<exec::host>;
 
-/// A small dam break: 6 × 12 fluid particles in a tank 4 columns long.
+/// A small dam break: 6 × 12 fluid particles, α = 0.05.
 Setup small() {
-  Setup s;
-  s.dx = 1.0 / 6;
-  s.fluid_upper = {1, 2};
-  s.tank_upper = {4, 3};
-  s.g = 9.81;
-  s.rho0 = 1000;
-  s.max_speed = std::sqrt(2 * s.g * 2);
-  s.c0 = 10 * s.max_speed;
+  Setup s = dam_break(6);
   s.alpha = 0.05;
-  s.delta = 0.1;
-  s.clamp_walls = true;
-  s.no_slip = true;
   return s;
 }
 
