@@ -75,8 +75,8 @@ void snapshot(const Options& o, const Case<exec::host>& c, int across, double t)
   std::snprintf(title, sizeof title, "Dam break at T = %.2f", t);
   std::snprintf(name, sizeof name, "/snapshot_%d_T%.0f.svg", across, t);
   io::Plot plot(title, "x / a", "y / a");
-  plot.points({wx.data(), std::int64_t(wx.size())}, {wy.data(), std::int64_t(wy.size())}, "walls");
-  plot.points({fx.data(), std::int64_t(fx.size())}, {fy.data(), std::int64_t(fy.size())}, "fluid");
+  plot.points(wx, wy, "walls");
+  plot.points(fx, fy, "fluid");
   plot.write_svg(o.out + name);
 }
 
@@ -115,12 +115,11 @@ Result run(const Options& o, int across) {
   r.z.push_back(1);
   r.tau.push_back(0);
   r.height.push_back(1);
-  Step<exec::host> step = c.step(dt);
+  const Step<exec::host> step = c.step(dt);
   io::Progress progress(steps, t_end, {true, 5.0, stderr});
   const auto started = std::chrono::steady_clock::now();
   for (int s = 1; s <= samples; ++s) {
-    step.first_step = (s - 1) * per_sample;
-    sim::rollout(c.exec, per_sample, c.state, c.params, step);
+    sim::rollout(c.exec, per_sample, c.state, c.params, step, (s - 1) * per_sample);
     const double t = double(s * per_sample) * dt;
     double front = 0, top = 0;
     for (std::int64_t i = 0; i < fluid; ++i) {
@@ -171,22 +170,18 @@ Result run(const Options& o, int across) {
   return r;
 }
 
-Span<const double> view(const std::vector<double>& v) {
-  return {v.data(), std::int64_t(v.size())};
-}
-
 void plot(const Options& o, const std::vector<Result>& results) {
   io::Plot front("Dam break: surge front", "T = t sqrt(2g/a)", "Z = x / a");
-  front.points(view(mm_t), view(mm_z), "Martin & Moyce 1952");
-  front.points(view(ko_t), view(ko_z), "Koshizuka & Oka 1996");
+  front.points(mm_t, mm_z, "Martin & Moyce 1952");
+  front.points(ko_t, ko_z, "Koshizuka & Oka 1996");
   for (const Result& r : results) {
-    front.line(view(r.t), view(r.z), "SPH, " + std::to_string(r.across) + " across");
+    front.line(r.t, r.z, "SPH, " + std::to_string(r.across) + " across");
   }
   front.write_svg(o.out + "/front.svg");
   io::Plot height("Dam break: residual column height", "tau = t sqrt(g/a)", "H* = y_max / (2a)");
-  height.points(view(mm_tau), view(mm_height), "Martin & Moyce 1952");
+  height.points(mm_tau, mm_height, "Martin & Moyce 1952");
   for (const Result& r : results) {
-    height.line(view(r.tau), view(r.height), "SPH, " + std::to_string(r.across) + " across");
+    height.line(r.tau, r.height, "SPH, " + std::to_string(r.across) + " across");
   }
   height.write_svg(o.out + "/height.svg");
 }

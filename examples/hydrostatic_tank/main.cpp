@@ -85,10 +85,9 @@ Result run(const Options& o, double dx) {
   r.dx = dx;
   io::Progress progress(steps, o.t_end, {true, 5.0, stderr});
   const auto started = std::chrono::steady_clock::now();
-  Step<exec::host> step = c.step(dt);
+  const Step<exec::host> step = c.step(dt);
   for (int s = 1; s <= samples; ++s) {
-    step.first_step = (s - 1) * per_sample;
-    sim::rollout(c.exec, per_sample, c.state, c.params, step);
+    sim::rollout(c.exec, per_sample, c.state, c.params, step, (s - 1) * per_sample);
     const double t = double(s * per_sample) * dt;
     const std::vector<V2> x(c.state.x.data(), c.state.x.data() + fluid);
     const auto p = fluid_pressures(c);
@@ -131,18 +130,14 @@ Result run(const Options& o, double dx) {
   return r;
 }
 
-Span<const double> view(const std::vector<double>& v) {
-  return {v.data(), std::int64_t(v.size())};
-}
-
 void plot(const Options& o, const std::vector<Result>& results) {
   io::Plot profile("Hydrostatic tank at t = 2: fluid pressure", "y", "p / (rho0 g H)");
   std::vector<double> y{0, depth}, line{1, 0};
-  profile.line(view(y), view(line), "rho0 g (H - y)");
+  profile.line(y, line, "rho0 g (H - y)");
   for (const Result& r : results) {
     char label[64];
     std::snprintf(label, sizeof label, "SPH, dx = %g", r.dx);
-    profile.points(view(r.y), view(r.p), label);
+    profile.points(r.y, r.p, label);
   }
   profile.write_svg(o.out + "/profile.svg");
   io::Plot bottom("Hydrostatic tank: bottom pressure (fitted line at y = 0)", "t",
@@ -150,7 +145,7 @@ void plot(const Options& o, const std::vector<Result>& results) {
   for (const Result& r : results) {
     char label[64];
     std::snprintf(label, sizeof label, "dx = %g", r.dx);
-    bottom.line(view(r.t), view(r.bottom), label);
+    bottom.line(r.t, r.bottom, label);
   }
   bottom.write_svg(o.out + "/bottom_pressure.svg");
 }

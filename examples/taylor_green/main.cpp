@@ -33,10 +33,6 @@ struct Curve {
   double worst = 0, steps_per_second = 0;
 };
 
-Span<const double> view(const std::vector<double>& v) {
-  return {v.data(), std::int64_t(v.size())};
-}
-
 Curve run(const Options& o, int side) {
   Setup setup;
   setup.side = side;
@@ -111,16 +107,15 @@ void plot(const Options& o, const std::vector<Curve>& curves) {
     t.push_back(o.t_end * k / 200);
     exact.push_back(std::exp(-16 * pi_v<double> * pi_v<double> * 0.01 * t.back()));
   }
-  energy.line(view(t), view(exact), "exp(-16 pi^2 nu t)");
+  energy.line(t, exact, "exp(-16 pi^2 nu t)");
   for (const Curve& c : curves) {
-    energy.points(view(c.t), view(c.ratio),
-                  "SPH " + std::to_string(c.side) + " x " + std::to_string(c.side));
+    energy.points(c.t, c.ratio, "SPH " + std::to_string(c.side) + " x " + std::to_string(c.side));
   }
   energy.write_svg(o.out + "/energy.svg");
   io::Plot error("Taylor-Green vortex, Re = 100: relative energy error", "t",
                  "|E/E0 - exp(2bt)| / exp(2bt)");
   for (const Curve& c : curves) {
-    error.line(view(c.t), view(c.error), std::to_string(c.side) + " x " + std::to_string(c.side));
+    error.line(c.t, c.error, std::to_string(c.side) + " x " + std::to_string(c.side));
   }
   error.write_svg(o.out + "/error.svg");
   if (curves.size() > 1) {
@@ -132,7 +127,7 @@ void plot(const Options& o, const std::vector<Curve>& curves) {
     char title[96];
     std::snprintf(title, sizeof title, "Largest relative energy error up to t = %g", o.t_end);
     io::Plot convergence(title, "particles per side", "max |E/E0 - exp(2bt)| / exp(2bt)");
-    convergence.log_x().log_y().line(view(sides), view(worst), "SPH, Re = 100");
+    convergence.log_x().log_y().line(sides, worst, "SPH, Re = 100");
     convergence.write_svg(o.out + "/convergence.svg");
   }
 }

@@ -8,8 +8,10 @@
 //   ρ̇ = ContinuityRate(u) [fluid ← all] + δℓc₀ DensityDiffusion [fluid ← fluid],
 // with p = Tait(ρ) on the fluid and, on the walls, Adami's extrapolation
 //   p_w = [Σ_f p_f W + g·Σ_f ρ_f r_wf W] / Σ_f W,  ρ_w = Tait⁻¹(p_w),
-// recomputed at every rate evaluation (free-slip walls: the viscous term skips them; their
-// velocity 0 enters the continuity equation). Gravity ramps up over t_damp (Adami's Eq. 13).
+// recomputed at every rate evaluation. Free-slip walls: the viscous term skips them; no-slip
+// walls (`Setup::no_slip`): it acts between fluid and walls against Adami's 2u_w − û_w. The
+// walls' velocity 0 enters the continuity equation. Gravity ramps up over t_damp (Adami's
+// Eq. 13), on the clock t = kΔt of the rollout's step index k.
 #pragma once
 
 #include <sphad/sphad.hpp>
@@ -151,9 +153,8 @@ struct Constants {
   Span<const double> supports, masses;
   Span<const std::int32_t> kinds;
   Domain<2, double> domain; ///< the tank with its walls, twice as high (splashes)
-  solver::Tait<> eos;
-  double dt = 0, g = 1, length = 0, delta = 0, t_damp = 0;
-  bool clamp_walls = false, no_slip = false;
+  Setup setup;
+  double dt = 0;
 };
 
 /// a = a_p + α a_av + g on the fluid; 0 on the walls.
@@ -190,40 +191,45 @@ struct Rates {
   Fluid<sim::Tracked> operator()(Tape<Exec>& tape, const Fluid<Kind>& s) const {
     const std::int64_t n = s.x.size();
     const auto& d = k.domain;
-    const double g = k.g * ramp;
+    const Setup& c = k.setup;
+    const solver::Tait<> eos = c.eos();
+    const double g = c.g * ramp;
     const ApplyOptions<double> walls{OperationDirection::FluidToBoundary};
     const ApplyOptions<double> onto_fluid{OperationDirection::AllToFluid};
     const ApplyOptions<double> fluid_only{OperationDirection::FluidToFluid};
     const ParticleSet<2, double> plain{primal_view(s.x), k.supports, k.masses, k.kinds};
     // Walls: pressure and density extrapolated from the fluid.
-    const auto p_fluid = record_map(tape, n, k.eos, s.rho);
+    const auto p_fluid = record_map(tape, n, eos, s.rho);
     const auto packed = record_map(tape, n, solver::PackPressureVelocity{}, p_fluid, s.v);
     const auto by_density = plain.with_positions(s.x).with_densities(s.rho);
     const auto sums = record<solver::WallSums<Kernel>>(tape, by_density, by_density, d, list,
                                                        packed, packed, walls);
-    const auto p = record_map(tape, n, solver::WallPressure<2>{{0.0, -g}, k.clamp_walls}, sums,
+    const auto p = record_map(tape, n, solver::WallPressure<2>{{0.0, -g}, c.clamp_walls}, sums,
                               p_fluid, k.kinds);
     const auto rho =
-        record_map(tape, n, solver::WallDensity<solver::Tait<>>{k.eos}, p, s.rho, k.kinds);
+        record_map(tape, n, solver::WallDensity<solver::Tait<>>{eos}, p, s.rho, k.kinds);
     // The fluid's rates.
     const auto set = plain.with_positions(s.x).with_densities(rho);
     const auto a_p =
         record<solver::PressureForce<Kernel>>(tape, set, set, d, list, p, p, onto_fluid);
-    const auto c =
-        record_map(tape, n, solver::Of<solver::StateMap::sound_speed, solver::Tait<>>{k.eos}, rho);
-    const auto u_visc = k.no_slip
-                            ? record_map(tape, n, solver::NoSlipVelocity<2>{}, sums, s.v, k.kinds)
-                            : record_map(tape, n, sim::Identity{}, s.v);
-    const auto uc = record_map(tape, n, solver::PackVelocitySoundSpeed{}, u_visc, c);
+    const auto sound =
+        record_map(tape, n, solver::Of<solver::StateMap::sound_speed, solver::Tait<>>{eos}, rho);
+    const auto with_sound = [&](const auto& u) {
+      return record_map(tape, n, solver::PackVelocitySoundSpeed{}, u, sound);
+    };
+    // No-slip walls: the viscous term sees 2u_w − û_w on the walls; free-slip: no wall pairs.
+    const auto uc =
+        c.no_slip ? with_sound(record_map(tape, n, solver::NoSlipVelocity<2>{}, sums, s.v, k.kinds))
+                  : with_sound(s.v);
     const auto a_av = record<solver::ArtificialViscosity<Kernel, kappa>>(
-        tape, set, set, d, list, uc, uc, k.no_slip ? onto_fluid : fluid_only);
+        tape, set, set, d, list, uc, uc, c.no_slip ? onto_fluid : fluid_only);
     const auto accel = record_map(tape, n, Acceleration{g}, a_p, a_av, params.alpha, k.kinds);
     auto drho =
         record<solver::ContinuityRate<Kernel>>(tape, set, set, d, list, s.v, s.v, onto_fluid);
-    if (k.delta > 0) {
+    if (c.delta > 0) {
       const auto diffusion =
           record<solver::DensityDiffusion<Kernel>>(tape, set, set, d, list, rho, rho, fluid_only);
-      drho = record_map(tape, n, DensityRate{k.delta * k.length * k.eos.c0}, drho, diffusion);
+      drho = record_map(tape, n, DensityRate{c.delta * c.length() * c.c0}, drho, diffusion);
     }
     return {Variable<V2>(), accel, drho, Variable<V2>()};
   }
@@ -234,7 +240,6 @@ template <class Exec>
 struct Step {
   Constants k;
   std::shared_ptr<NeighborCache<SupportScheme::Gather, 2, double, Exec>> cache;
-  std::int64_t first_step = 0; ///< the index of the state's first step (the ramp's clock)
 
   template <class Kind, class ParamKind>
   Fluid<sim::Tracked> operator()(Tape<Exec>& tape,
@@ -244,8 +249,8 @@ struct Step {
     const SearchPoints<2, double> points{primal_view(s.x), k.supports};
     const auto& list = cache->update_from(tape.exec(), points, primal_view(s.x_ref), k.domain);
     const bool rebuilt = cache->last() == NeighborUpdate::rebuilt;
-    const double t = double(first_step + step) * k.dt;
-    const double ramp = solver::gravity_ramp(t, k.t_damp);
+    const double t = double(step) * k.dt; // the rollout's step index k: t = kΔt
+    const double ramp = solver::gravity_ramp(t, k.setup.t_damp);
     auto next =
         solver::predictor_corrector(tape, s, k.dt, Rates<Exec, ParamKind>{k, list, params, ramp});
     next.x_ref = record_map(tape, s.x.size(), sim::Identity{}, rebuilt ? s.x : s.x_ref);
@@ -279,14 +284,8 @@ struct Case {
     const V2 lower = setup.tank_lower - V2{margin, margin};
     const V2 upper = setup.tank_upper + V2{margin, setup.tank_upper[1] - setup.tank_lower[1]};
     k.domain = Domain<2, double>{lower, upper, {false, false}};
-    k.eos = setup.eos();
+    k.setup = setup;
     k.dt = dt;
-    k.g = setup.g;
-    k.length = setup.length();
-    k.delta = setup.delta;
-    k.t_damp = setup.t_damp;
-    k.clamp_walls = setup.clamp_walls;
-    k.no_slip = setup.no_slip;
     return {
         k, std::make_shared<NeighborCache<SupportScheme::Gather, 2, double, Exec>>(0.5 * setup.dx)};
   }

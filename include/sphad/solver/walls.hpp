@@ -5,6 +5,7 @@
 #include <sphad/config.hpp>
 
 #include <sphad/ad/scalar_traits.hpp>
+#include <sphad/math/scalar.hpp>
 #include <sphad/math/vec.hpp>
 #include <sphad/particles.hpp>
 #include <sphad/solver/detail/term_base.hpp>
@@ -160,8 +161,7 @@ SPHAD_HOST_DEVICE R gravity_ramp(R t, R t_damp) {
     return R(1);
   }
   using std::sin;
-  const R pi = R(3.14159265358979323846);
-  return R(0.5) * (sin((t / t_damp - R(0.5)) * pi) + 1);
+  return R(0.5) * (sin((t / t_damp - R(0.5)) * pi_v<R>) + 1);
 }
 
 } // namespace sphad::solver
