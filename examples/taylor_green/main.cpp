@@ -2,6 +2,7 @@
 // The Taylor–Green vortex (taylor_green.hpp) run on the host at one or more resolutions:
 // kinetic-energy decay against the analytic e^{2bt}, sampled 20 times per run.
 //   taylor_green [--t-end T=1] [--tolerance X=0.01] [--out DIR] [--shift A=2] [--clumping R=1]
+//                [--support H=3 (h/Δx)] [--re RE=100]
 //                [--frames] side...            (default side: 50)
 // With --out it writes DIR/energy_<side>.csv, DIR/energy.svg (every resolution against the
 // analytic curve), DIR/error.svg (the relative error against t), DIR/convergence.svg (the largest
@@ -38,6 +39,8 @@ Curve run(const Options& o, int side) {
   setup.side = side;
   setup.shift = o.options.at("shift");
   setup.clumping = o.options.at("clumping");
+  setup.h_over_dx = o.options.at("support");
+  setup.re = o.options.at("re");
   const int samples = 20;
   Case<exec::host> c{setup, exec::host{}};
   const std::int64_t n = c.n;
@@ -136,7 +139,13 @@ void plot(const Options& o, const std::vector<Curve>& curves) {
 
 int main(int argc, char** argv) {
   const Options o = example::parse_command_line(
-      argc, argv, {1.0, 0.01, "", false, {{"shift", 2.0}, {"clumping", 1.0}}, {}});
+      argc, argv,
+      {1.0,
+       0.01,
+       "",
+       false,
+       {{"shift", 2.0}, {"clumping", 1.0}, {"support", 3.0}, {"re", 100.0}},
+       {}});
   std::vector<int> sides;
   for (const double r : o.resolutions) {
     sides.push_back(int(r));

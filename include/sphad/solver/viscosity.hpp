@@ -8,12 +8,15 @@
 #include <sphad/math/vec.hpp>
 #include <sphad/solver/detail/term_base.hpp>
 
+#include <ratio>
+
 /// \file
 /// \brief The viscous accelerations of weakly-compressible SPH as operators of the public
 /// operator concept: Monaghan's artificial viscosity (`ArtificialViscosity`) and the laminar
 /// viscosity of constant kinematic viscosity (`LaminarViscosity`, Lo & Shao's form of Morris).
 /// Both are linear in their coefficient (α, ν), which the caller multiplies in (so it can be a
-/// tracked parameter); both regularize 1/r² with η² = 0.01ℓ², ℓ = h_ij/κ.
+/// tracked parameter); both regularize 1/r² with η² = 0.01ℓ², ℓ = h_ij/κ (the laminar term takes
+/// another fraction, or none, as a template argument).
 
 namespace sphad::solver {
 
@@ -87,10 +90,17 @@ struct PackVelocitySoundSpeed {
 
 /// Laminar viscosity of constant kinematic viscosity for ν = 1 (Lo & Shao 2002; DualSPHysics):
 ///   a_i = Σ_j m_j 4 (x_ij·Ĝ_ij) / ((ρ_i + ρ_j)(r² + η²)) u_ij,
-/// η² = 0.01ℓ², ℓ = h_ij/κ. The acceleration for ν is ν times this. The field is the velocity (or
-/// any field to diffuse); the output is shaped like it.
-template <class Kernel, int Kappa = 2, SupportScheme Support = SupportScheme::Gather>
+/// η² = εℓ², ℓ = h_ij/κ, ε = `Eta2` (a `std::ratio`; 0.01 as in Morris' paper). The acceleration
+/// for ν is ν times this. The field is the velocity (or any field to diffuse); the output is
+/// shaped like it. The regularizer biases the Laplacian low by about ε(ℓ/Δx)² at the nearest
+/// neighbours (1 % for ℓ = 1.5Δx); with `std::ratio<0>` it is exact, and pairs at r = 0 (the
+/// particle itself) are skipped, as x·Ĝ/r² = W'(r)/r stays finite for the kernels sphad ships.
+template <class Kernel,
+          int Kappa = 2,
+          SupportScheme Support = SupportScheme::Gather,
+          class Eta2 = std::ratio<1, 100>>
 struct LaminarViscosity : detail::TermBase<Kernel, Support> {
+  static_assert(Eta2::num >= 0, "sphad::solver::LaminarViscosity: Eta2 is not negative");
   static constexpr bool needs_densities = true, needs_values = true;
   template <int D, class T, class F>
   using output_t = F;
@@ -98,8 +108,11 @@ struct LaminarViscosity : detail::TermBase<Kernel, Support> {
   template <class P>
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto kernel_part(const P& p) {
     using T = typename P::scalar;
+    const auto x = detail::pair_vector(p);
     const auto g = detail::pair_gradient(p);
-    return T(dot(detail::regularized_direction(p, detail::paper_length<Kappa>(p)), g));
+    const T l = detail::paper_length<Kappa>(p);
+    const T r2 = dot(x, x) + primal_t<T>(double(Eta2::num) / double(Eta2::den)) * l * l;
+    return value_of(r2) > 0 ? T(dot(x, g) / r2) : T(0);
   }
   /// 4 m_j k/(ρ_i + ρ_j) u_ij.
   template <class P, class K>
