@@ -5,7 +5,8 @@
 // no-slip walls (the artificial viscosity acts against Adami's extrapolated wall velocity). The
 // surge front Z = x_front/a against T = t sqrt(2g/a) is compared with the experiment's table
 // (Martin & Moyce Tables 2 and 6) up to Z = 3.
-//   dam_break [--t-end T=3] [--tolerance X=0.05] [--out DIR] [--frames] particles-across...
+//   dam_break [--t-end T=3] [--tolerance X=0.05] [--out DIR] [--frames] [--hydrostatic 1]
+//             particles-across...   (--hydrostatic 1: start at the hydrostatic density)
 //   (default 40 particles across the column; several give a resolution study)
 // With --out it writes DIR/front_<n>.csv, DIR/front.svg and DIR/height.svg (every resolution
 // against the experiments), three particle snapshots per run, and with --frames a ParaView
@@ -81,7 +82,8 @@ void snapshot(const Options& o, const Case<exec::host>& c, int across, double t)
 }
 
 Result run(const Options& o, int across) {
-  const Setup setup = dam_break(across);
+  Setup setup = dam_break(across);
+  setup.hydrostatic = o.options.at("hydrostatic") != 0;
   Case<exec::host> c{setup, exec::host{}};
   const std::int64_t fluid = c.start.fluid;
   const double time_unit = std::sqrt(column / (2 * g)); // T = t / time_unit
@@ -189,7 +191,8 @@ void plot(const Options& o, const std::vector<Result>& results) {
 } // namespace
 
 int main(int argc, char** argv) {
-  const Options o = example::parse_command_line(argc, argv, {3.0, 0.05, "", false, {}, {}});
+  const Options o =
+      example::parse_command_line(argc, argv, {3.0, 0.05, "", false, {{"hydrostatic", 0.0}}, {}});
   std::vector<int> across;
   for (const double r : o.resolutions) {
     across.push_back(int(r));

@@ -70,6 +70,7 @@ struct Setup {
   double cfl = 0.25;                       ///< of the acoustic rule
   bool clamp_walls = false;                ///< floor the walls' pressure at 0
   bool no_slip = false;                    ///< viscous term against the walls (Adami no-slip)
+  bool hydrostatic = false; ///< start the fluid at ρ(p = ρ₀g(H − y)) instead of ρ₀
 
   double length() const { return h_over_dx * dx / kappa; }
   int layers() const { return int(std::ceil(h_over_dx - 1e-9)); }
@@ -126,7 +127,9 @@ struct Initial {
   std::int64_t fluid = 0; ///< the number of fluid particles (they come first)
 };
 
-/// The fluid block at rest at ρ₀ and the walls' layers (⌈h/Δx⌉ of them), masses ρ₀Δx².
+/// The fluid block at rest at ρ₀ (or, with `Setup::hydrostatic`, at the density of the
+/// hydrostatic pressure ρ₀g(H − y) under the block's top H) and the walls' layers (⌈h/Δx⌉ of
+/// them), masses ρ₀Δx².
 inline Initial initial(const Setup& s) {
   Initial out;
   const auto fluid = sampling::box_block<2>(s.fluid_lower, s.fluid_upper, s.dx);
@@ -137,7 +140,9 @@ inline Initial initial(const Setup& s) {
     for (const V2& x : points) {
       out.x.push_back(x);
       out.v.push_back({0, 0});
-      out.rho.push_back(s.rho0);
+      const bool resting = s.hydrostatic && kind == ParticleKind::Fluid;
+      out.rho.push_back(resting ? s.eos().density(s.rho0 * s.g * (s.fluid_upper[1] - x[1]))
+                                : s.rho0);
       out.m.push_back(s.rho0 * s.dx * s.dx);
       out.h.push_back(s.h_over_dx * s.dx);
       out.kinds.push_back(static_cast<std::int32_t>(kind));
