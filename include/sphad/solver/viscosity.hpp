@@ -8,8 +8,6 @@
 #include <sphad/math/vec.hpp>
 #include <sphad/solver/detail/term_base.hpp>
 
-#include <ratio>
-
 /// \file
 /// \brief The viscous accelerations of weakly-compressible SPH as operators of the public
 /// operator concept: Monaghan's artificial viscosity (`ArtificialViscosity`) and the laminar
@@ -98,9 +96,8 @@ struct PackVelocitySoundSpeed {
 template <class Kernel,
           int Kappa = 2,
           SupportScheme Support = SupportScheme::Gather,
-          class Eta2 = std::ratio<1, 100>>
+          class Eta2 = detail::MorrisEta2>
 struct LaminarViscosity : detail::TermBase<Kernel, Support> {
-  static_assert(Eta2::num >= 0, "sphad::solver::LaminarViscosity: Eta2 is not negative");
   static constexpr bool needs_densities = true, needs_values = true;
   template <int D, class T, class F>
   using output_t = F;
@@ -108,11 +105,8 @@ struct LaminarViscosity : detail::TermBase<Kernel, Support> {
   template <class P>
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto kernel_part(const P& p) {
     using T = typename P::scalar;
-    const auto x = detail::pair_vector(p);
     const auto g = detail::pair_gradient(p);
-    const T l = detail::paper_length<Kappa>(p);
-    const T r2 = dot(x, x) + primal_t<T>(double(Eta2::num) / double(Eta2::den)) * l * l;
-    return value_of(r2) > 0 ? T(dot(x, g) / r2) : T(0);
+    return T(dot(detail::regularized_direction<Eta2>(p, detail::paper_length<Kappa>(p)), g));
   }
   /// 4 m_j k/(ρ_i + ρ_j) u_ij.
   template <class P, class K>

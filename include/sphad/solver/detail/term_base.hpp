@@ -11,9 +11,12 @@
 #include <sphad/kernels/support.hpp>
 #include <sphad/math/vec.hpp>
 
+#include <ratio>
+
 /// \file
 /// \brief What the solver's pair terms share: the kernel and support scheme members of the
-/// operator concept, and the paper length ℓ = h_ij/κ with the regularizer η² = 0.01ℓ².
+/// operator concept, and the paper length ℓ = h_ij/κ with the regularizer η² = εℓ² (Morris: ε =
+/// 0.01).
 
 namespace sphad::solver::detail {
 
@@ -48,12 +51,22 @@ SPHAD_HOST_DEVICE SPHAD_INLINE auto pair_gradient(const P& p) {
   return sphad::detail::convert_scalars<Vec<typename P::scalar, P::dim>>(p.corrected_gradient());
 }
 
-/// x_ij / (r² + η²) with η² = 0.01ℓ², for the pair's paper length ℓ (the regularized inverse
-/// distance of the viscous terms).
-template <class P, class L>
+/// Morris' regularizer η² = 0.01ℓ² as a fraction of ℓ².
+using MorrisEta2 = std::ratio<1, 100>;
+
+/// x_ij / (r² + η²) with η² = εℓ², ε = `Eta2` (a `std::ratio`), for the pair's paper length ℓ
+/// (the regularized inverse distance of the viscous terms). With ε = 0 the pair at r = 0 (the
+/// particle itself) gives 0.
+template <class Eta2 = MorrisEta2, class P, class L>
 SPHAD_HOST_DEVICE SPHAD_INLINE auto regularized_direction(const P& p, const L& l) {
+  static_assert(Eta2::num >= 0, "sphad::solver: the regularizer fraction Eta2 is not negative");
   const auto x = pair_vector(p);
-  return x / (dot(x, x) + primal_t<L>(0.01) * l * l);
+  if constexpr (Eta2::num == 0) {
+    const auto r2 = dot(x, x);
+    return value_of(r2) > 0 ? x / r2 : decltype(x / r2){};
+  } else {
+    return x / (dot(x, x) + primal_t<L>(double(Eta2::num) / double(Eta2::den)) * l * l);
+  }
 }
 
 } // namespace sphad::solver::detail
