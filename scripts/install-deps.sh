@@ -6,7 +6,7 @@ set -euo pipefail
 
 # Ninja is the presets' generator; ccache, when present, caches every compilation outside the
 # checkout (see docs/build.md).
-packages=(cmake g++ ninja-build ccache git catch2 libbenchmark-dev "$@")
+packages=(cmake g++ ninja-build ccache git catch2 libbenchmark-dev openmpi-bin libopenmpi-dev "$@")
 missing=()
 for package in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then

@@ -27,9 +27,29 @@
 
 namespace sphad::corrections {
 
-/// Stage 1: the apparent volumes V_i = 1/Σ_j W(x_ij, h_i) (Gather, self included) of one set,
-/// 0 for masked queries and where the sum is 0, into `volumes` ([N]). `adjacency`: a list
-/// or grid of the set against itself covering Gather and Scatter pairs (e.g. SuperSymmetric).
+/// Stage 1: the apparent volumes V_i = 1/Σ_j W(x_ij, h_i) (Gather, self included) of the
+/// queries summed over `references`, 0 for masked queries and where the sum is 0, into
+/// `volumes` ([queries]). Queries other than the references: a rank's owned particles against
+/// its owned particles and ghosts (the distributed layer). `adjacency`: a list or grid of the
+/// queries against the references covering Gather and Scatter pairs (e.g. SuperSymmetric).
+template <class Kernel, class Exec, class Queries, class References, class Adjacency>
+void apparent_volumes_into(const Exec& exec,
+                           const Queries& queries,
+                           const References& references,
+                           const Domain<Queries::dim, typename Queries::primal_scalar>& domain,
+                           const Adjacency& adjacency,
+                           Span<ops::call_scalar_t<Queries, References>> volumes,
+                           OperationDirection direction = OperationDirection::AllToAll) {
+  constexpr const char* function = "corrections::apparent_volumes";
+  using T = ops::call_scalar_t<Queries, References>;
+  detail::require_output(volumes, queries.size(), function, "volumes");
+  ops::detail::evaluate_all<detail::KernelSum<Kernel>>(
+      exec, queries, references, domain, adjacency, Span<const ops::NoField>{},
+      Span<const ops::NoField>{}, ApplyOptions<typename Queries::primal_scalar>{direction, 0},
+      ops::Uncorrected{}, detail::StoreReciprocal<T>{volumes.data()}, function);
+}
+
+/// Stage 1 on one set: the set against itself.
 template <class Kernel, class Exec, class Set, class Adjacency>
 void apparent_volumes_into(const Exec& exec,
                            const Set& particles,
@@ -37,13 +57,7 @@ void apparent_volumes_into(const Exec& exec,
                            const Adjacency& adjacency,
                            Span<ops::call_scalar_t<Set>> volumes,
                            OperationDirection direction = OperationDirection::AllToAll) {
-  constexpr const char* function = "corrections::apparent_volumes";
-  using T = ops::call_scalar_t<Set>;
-  detail::require_output(volumes, particles.size(), function, "volumes");
-  ops::detail::evaluate_all<detail::KernelSum<Kernel>>(
-      exec, particles, particles, domain, adjacency, Span<const ops::NoField>{},
-      Span<const ops::NoField>{}, ApplyOptions<typename Set::primal_scalar>{direction, 0},
-      ops::Uncorrected{}, detail::StoreReciprocal<T>{volumes.data()}, function);
+  apparent_volumes_into<Kernel>(exec, particles, particles, domain, adjacency, volumes, direction);
 }
 
 /// The four CRK state arrays a pipeline writes, in the space's memory ([N] each).

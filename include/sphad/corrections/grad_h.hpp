@@ -60,9 +60,40 @@ struct StoreOmega {
 
 } // namespace detail
 
+/// Ω of every query into `omegas` ([queries]) with its sum over `references` — the queries
+/// need densities (ρ from their Density). Queries other than the references: a rank's owned
+/// particles against its owned particles and ghosts (the distributed layer). `options` carries
+/// the direction and the calibration (which, if the densities were calibrated, must match).
+/// `adjacency`: a list or grid of the queries against the references covering Gather pairs.
+template <class Kernel,
+          class Exec,
+          class Queries,
+          class References,
+          class Adjacency,
+          int D = Queries::dim,
+          class T = ops::call_scalar_t<Queries, References>>
+void grad_h_omegas_into(const Exec& exec,
+                        const Queries& queries,
+                        const References& references,
+                        const Domain<D, typename Queries::primal_scalar>& domain,
+                        const Adjacency& adjacency,
+                        Span<T> omegas,
+                        const ApplyOptions<typename Queries::primal_scalar>& options = {}) {
+  constexpr const char* function = "corrections::grad_h_omegas";
+  detail::require_output(omegas, queries.size(), function, "omegas");
+  SPHAD_REQUIRE(queries.densities.size() == queries.size(), function, "particles",
+                sphad::detail::concat("needs densities (got ", queries.densities.size(), " for ",
+                                      queries.size(), ")"));
+  ops::detail::evaluate_all<detail::KernelDhSum<Kernel>>(
+      exec, queries, references, domain, adjacency, Span<const ops::NoField>{},
+      Span<const ops::NoField>{}, options, ops::Uncorrected{},
+      detail::StoreOmega<D, T, decltype(queries.supports), decltype(queries.densities)>{
+          omegas.data(), queries.supports, queries.densities},
+      function);
+}
+
 /// Ω of every particle of one set into `omegas` ([N]); the particles need densities (ρ from
-/// their Density). `options` carries the direction and the calibration (which, if the
-/// densities were calibrated, must match). `adjacency`: a list or grid covering Gather pairs.
+/// their Density). `adjacency`: a list or grid of the set against itself covering Gather pairs.
 template <class Kernel,
           class Exec,
           class Set,
@@ -75,17 +106,7 @@ void grad_h_omegas_into(const Exec& exec,
                         const Adjacency& adjacency,
                         Span<T> omegas,
                         const ApplyOptions<typename Set::primal_scalar>& options = {}) {
-  constexpr const char* function = "corrections::grad_h_omegas";
-  detail::require_output(omegas, particles.size(), function, "omegas");
-  SPHAD_REQUIRE(particles.densities.size() == particles.size(), function, "particles",
-                sphad::detail::concat("needs densities (got ", particles.densities.size(), " for ",
-                                      particles.size(), ")"));
-  ops::detail::evaluate_all<detail::KernelDhSum<Kernel>>(
-      exec, particles, particles, domain, adjacency, Span<const ops::NoField>{},
-      Span<const ops::NoField>{}, options, ops::Uncorrected{},
-      detail::StoreOmega<D, T, decltype(particles.supports), decltype(particles.densities)>{
-          omegas.data(), particles.supports, particles.densities},
-      function);
+  grad_h_omegas_into<Kernel>(exec, particles, particles, domain, adjacency, omegas, options);
 }
 
 /// `grad_h_omegas_into` with the output allocated here (stream-ordered). Use it as
@@ -109,24 +130,36 @@ Buffer<T, Exec> compute_omegas(const Exec& exec,
   return omegas;
 }
 
-/// Reverse mode: Ω of one set recorded on `tape` (the sum Σ_j m_j ∂W/∂h_i as a `record` of its
-/// pair term, then Ω_i = 1 + h_i S_i/(D ρ_i) as a `record_map`), so gradients flow from Ω to
-/// the set's `Variable`s — positions, supports, masses, densities (e.g. the output of a
-/// recorded Density). Returns Ω [N] as a tape-owned `Variable`. Throws like `compute_omegas`.
+/// Reverse mode: Ω of the queries recorded on `tape` (the sum Σ_j m_j ∂W/∂h_i over the
+/// references as a `record` of its pair term, then Ω_i = 1 + h_i S_i/(D ρ_i) as a
+/// `record_map`), so gradients flow from Ω to both sets' `Variable`s — positions, supports,
+/// masses, the queries' densities (e.g. the output of a recorded Density). Returns Ω
+/// [queries] as a tape-owned `Variable`. Throws like `compute_omegas`.
+template <class Kernel, class Exec, class Queries, class References>
+auto record_omegas(Tape<Exec>& tape,
+                   const Queries& queries,
+                   const References& references,
+                   const Domain<Queries::dim, typename Queries::primal_scalar>& domain,
+                   const NeighborList<Exec>& neighbors,
+                   const ApplyOptions<typename Queries::primal_scalar>& options = {}) {
+  SPHAD_REQUIRE(queries.densities.size() == queries.size(), "corrections::record_omegas",
+                "particles",
+                sphad::detail::concat("needs densities (got ", queries.densities.size(), " for ",
+                                      queries.size(), ")"));
+  const auto sums =
+      record<detail::KernelDhSum<Kernel>>(tape, queries, references, domain, neighbors, options);
+  return record_map(tape, queries.size(), detail::OmegaOf<Queries::dim>{}, sums, queries.supports,
+                    queries.densities);
+}
+
+/// Reverse mode: Ω of one set (the set against itself) recorded on `tape`.
 template <class Kernel, class Exec, class Set>
 auto record_omegas(Tape<Exec>& tape,
                    const Set& particles,
                    const Domain<Set::dim, typename Set::primal_scalar>& domain,
                    const NeighborList<Exec>& neighbors,
                    const ApplyOptions<typename Set::primal_scalar>& options = {}) {
-  SPHAD_REQUIRE(particles.densities.size() == particles.size(), "corrections::record_omegas",
-                "particles",
-                sphad::detail::concat("needs densities (got ", particles.densities.size(), " for ",
-                                      particles.size(), ")"));
-  const auto sums =
-      record<detail::KernelDhSum<Kernel>>(tape, particles, particles, domain, neighbors, options);
-  return record_map(tape, particles.size(), detail::OmegaOf<Set::dim>{}, sums, particles.supports,
-                    particles.densities);
+  return record_omegas<Kernel>(tape, particles, particles, domain, neighbors, options);
 }
 
 /// The same with the kernel chosen at run time, over the kernels of `Kernels`.

@@ -1,0 +1,251 @@
+// SPDX-FileCopyrightText: The sphad authors
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <sphad/config.hpp>
+
+#include <sphad/dist/communicator.hpp>
+#include <sphad/domain.hpp>
+#include <sphad/errors.hpp>
+#include <sphad/math/periodic.hpp>
+#include <sphad/math/vec.hpp>
+#include <sphad/span.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+/// \file
+/// \brief `dist::Decomposition`: which rank owns which box of the domain. Slabs of equal
+/// thickness (no communication), or recursive coordinate bisection at weighted medians (slabs
+/// when the axis is fixed); periodic axes wrap.
+
+namespace sphad::dist {
+
+/// An axis-aligned box [lo, hi) of the domain.
+template <int D, class T>
+struct Region {
+  Vec<T, D> lo;
+  Vec<T, D> hi;
+};
+
+/// One region per rank, tiling the domain's box. On periodic axes a position is wrapped into
+/// [min, max) before it is located; on open axes the box is closed at `max` and a particle
+/// outside it belongs to no rank (make the domain cover everywhere particles may go).
+template <int D, class T>
+struct Decomposition {
+  Domain<D, T> domain;
+  std::vector<Region<D, T>> regions; ///< [ranks], region r owned by rank r
+
+  int ranks() const { return int(regions.size()); }
+
+  /// x wrapped into [min, max) on the periodic axes.
+  Vec<T, D> wrapped(Vec<T, D> x) const {
+    for (int a = 0; a < D; ++a) {
+      if (domain.periodic[a]) {
+        const T period = domain.max[a] - domain.min[a];
+        x[a] -= period * std::floor((x[a] - domain.min[a]) / period);
+        if (x[a] >= domain.max[a]) { // rounding
+          x[a] = domain.min[a];
+        }
+      }
+    }
+    return x;
+  }
+
+  /// The rank whose region holds x, or -1 (outside the box on an open axis, or not finite).
+  int owner(const Vec<T, D>& position) const {
+    const Vec<T, D> x = wrapped(position);
+    for (int r = 0; r < ranks(); ++r) {
+      bool inside = true;
+      for (int a = 0; a < D && inside; ++a) {
+        const bool closed_top = !domain.periodic[a] && regions[r].hi[a] == domain.max[a];
+        inside = x[a] >= regions[r].lo[a] &&
+                 (x[a] < regions[r].hi[a] || (closed_top && x[a] == regions[r].hi[a]));
+      }
+      if (inside) {
+        return r;
+      }
+    }
+    return -1;
+  }
+
+  /// The distance from x to region r: the nearest periodic image on the periodic axes.
+  T distance(const Vec<T, D>& x, int r) const {
+    T sum = 0;
+    for (int a = 0; a < D; ++a) {
+      const T lo = regions[r].lo[a];
+      const T hi = regions[r].hi[a];
+      T d = 0;
+      if (domain.periodic[a]) {
+        Vec<T, D> offset{};
+        offset[a] = x[a] - T(0.5) * (lo + hi);
+        Vec<bool, D> axis{};
+        axis[a] = true;
+        d = std::max(std::abs(minimum_image(offset, domain.extent(), axis)[a]) - T(0.5) * (hi - lo),
+                     T(0));
+      } else {
+        d = std::max({lo - x[a], x[a] - hi, T(0)});
+      }
+      sum += d * d;
+    }
+    return std::sqrt(sum);
+  }
+};
+
+/// `ranks` slabs of equal thickness along `axis` (no communication).
+template <int D, class T>
+Decomposition<D, T> slabs(const Domain<D, T>& domain, int ranks, int axis = 0) {
+  SPHAD_REQUIRE(ranks >= 1, "dist::slabs", "ranks",
+                sphad::detail::concat("must be at least 1 (got ", ranks, ")"));
+  SPHAD_REQUIRE(axis >= 0 && axis < D, "dist::slabs", "axis",
+                sphad::detail::concat("must lie in [0, ", D, ") (got ", axis, ")"));
+  validate_domain(domain, "dist::slabs", "domain");
+  Decomposition<D, T> out{domain, {}};
+  const T lo = domain.min[axis];
+  const T extent = domain.max[axis] - lo;
+  for (int r = 0; r < ranks; ++r) {
+    Region<D, T> region{domain.min, domain.max};
+    region.lo[axis] = r == 0 ? lo : lo + extent * T(r) / T(ranks);
+    region.hi[axis] = r + 1 == ranks ? domain.max[axis] : lo + extent * T(r + 1) / T(ranks);
+    out.regions.push_back(region);
+  }
+  return out;
+}
+
+/// Collective: recursive coordinate bisection of the domain over the communicator's ranks.
+/// Each box with k > 1 ranks is cut across `axis` (-1: its longest axis) where the weight of
+/// the particles below the cut reaches ⌊k/2⌋/k of the box's weight, and its ranks split
+/// ⌊k/2⌋ : ⌈k/2⌉; with a fixed axis the result is slabs holding equal weight. `positions`:
+/// this rank's particles (host memory, any rank may hold any particles); `weights`: one per
+/// particle (e.g. its pair count, `pair_weights`), or empty for one each. Weights are integers,
+/// so the sums, and the cuts, are the same bits on every rank and every run. A box without
+/// weight is cut in proportion to its ranks. Throws naming `positions` (a position not finite),
+/// `weights` or `axis`, on every rank.
+template <int D, class T>
+Decomposition<D, T> bisection(const Communicator& comm,
+                              const Domain<D, T>& domain,
+                              Span<const Vec<T, D>> positions,
+                              Span<const std::int64_t> weights = {},
+                              int axis = -1) {
+  constexpr const char* function = "dist::bisection";
+  validate_domain(domain, function, "domain");
+  SPHAD_REQUIRE(
+      axis >= -1 && axis < D, function, "axis",
+      sphad::detail::concat("must be -1 (longest) or lie in [0, ", D, ") (got ", axis, ")"));
+  const std::int64_t n = positions.size();
+  std::int64_t bad = -1;
+  for (std::int64_t i = 0; i < n && bad < 0; ++i) {
+    for (int a = 0; a < D; ++a) {
+      if (!std::isfinite(double(positions[i][a]))) {
+        bad = i;
+      }
+    }
+  }
+  comm.require_all(bad < 0, function, "positions",
+                   [&] { return sphad::detail::concat("entry ", bad, " is not finite"); });
+  const bool sizes = weights.size() == 0 || weights.size() == n;
+  std::int64_t negative = -1;
+  for (std::int64_t i = 0; sizes && i < weights.size() && negative < 0; ++i) {
+    negative = weights[i] < 0 ? i : -1;
+  }
+  comm.require_all(sizes && negative < 0, function, "weights", [&] {
+    return sizes ? sphad::detail::concat("entry ", negative, " is negative")
+                 : sphad::detail::concat("has ", weights.size(), " entries for ", n, " positions");
+  });
+  Decomposition<D, T> out{domain, std::vector<Region<D, T>>(std::size_t(comm.size()))};
+  std::vector<Vec<T, D>> x(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) {
+    x[std::size_t(i)] = out.wrapped(positions[i]);
+  }
+  const auto weight = [&](std::int64_t i) { return weights.size() > 0 ? weights[i] : 1; };
+  struct Group {
+    Region<D, T> box;
+    int first, count; // ranks [first, first + count)
+  };
+  std::vector<Group> groups{{Region<D, T>{domain.min, domain.max}, 0, comm.size()}};
+  const auto inside = [&](const Region<D, T>& box, const Vec<T, D>& p) {
+    for (int a = 0; a < D; ++a) {
+      const bool top = !domain.periodic[a] && box.hi[a] == domain.max[a];
+      if (!(p[a] >= box.lo[a] && (p[a] < box.hi[a] || (top && p[a] == box.hi[a])))) {
+        return false;
+      }
+    }
+    return true;
+  };
+  while (true) {
+    std::vector<Group> splitting;
+    std::vector<Group> next;
+    for (const auto& g : groups) {
+      (g.count > 1 ? splitting : next).push_back(g);
+    }
+    if (splitting.empty()) {
+      break;
+    }
+    const std::size_t m = splitting.size();
+    std::vector<int> axes(m);
+    std::vector<T> lo(m), hi(m);
+    for (std::size_t g = 0; g < m; ++g) {
+      int longest = 0;
+      const Vec<T, D> extent = splitting[g].box.hi - splitting[g].box.lo;
+      for (int a = 1; a < D; ++a) {
+        longest = extent[a] > extent[longest] ? a : longest;
+      }
+      axes[g] = axis >= 0 ? axis : longest;
+      lo[g] = splitting[g].box.lo[axes[g]];
+      hi[g] = splitting[g].box.hi[axes[g]];
+    }
+    // The weight below each group's candidate cut, and each group's total (the last m entries).
+    const auto below = [&](const std::vector<T>& cuts) {
+      std::vector<std::int64_t> sums(2 * m, 0);
+      for (std::int64_t i = 0; i < n; ++i) {
+        for (std::size_t g = 0; g < m; ++g) {
+          if (inside(splitting[g].box, x[std::size_t(i)])) {
+            sums[m + g] += weight(i);
+            sums[g] += x[std::size_t(i)][axes[g]] < cuts[g] ? weight(i) : 0;
+            break;
+          }
+        }
+      }
+      return comm.all_sum(sums);
+    };
+    std::vector<T> cut(m);
+    const std::vector<std::int64_t> totals = below(lo);
+    // Bisection on the cut: the least cut (to 2^-60 of the box) with enough weight below it.
+    std::vector<T> a = lo, b = hi;
+    for (int iteration = 0; iteration < 60; ++iteration) {
+      for (std::size_t g = 0; g < m; ++g) {
+        cut[g] = T(0.5) * (a[g] + b[g]);
+      }
+      const auto sums = below(cut);
+      for (std::size_t g = 0; g < m; ++g) {
+        const int left = splitting[g].count / 2;
+        // weight below ≥ left/count of the total, in integers
+        const bool enough = sums[g] * splitting[g].count >= totals[m + g] * left;
+        (enough ? b[g] : a[g]) = cut[g];
+      }
+    }
+    for (std::size_t g = 0; g < m; ++g) {
+      const Group& parent = splitting[g];
+      const int left = parent.count / 2;
+      const T split =
+          totals[m + g] > 0 ? b[g] : lo[g] + (hi[g] - lo[g]) * T(left) / T(parent.count);
+      Group low = parent, high = parent;
+      low.box.hi[axes[g]] = split;
+      low.count = left;
+      high.box.lo[axes[g]] = split;
+      high.first = parent.first + left;
+      high.count = parent.count - left;
+      next.push_back(low);
+      next.push_back(high);
+    }
+    groups = next;
+  }
+  for (const auto& g : groups) {
+    out.regions[std::size_t(g.first)] = g.box;
+  }
+  return out;
+}
+
+} // namespace sphad::dist

@@ -1,0 +1,293 @@
+// SPDX-FileCopyrightText: The sphad authors
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <sphad/config.hpp>
+
+#include <sphad/dist/communicator.hpp>
+#include <sphad/dist/decomposition.hpp>
+#include <sphad/errors.hpp>
+#include <sphad/exec/buffer.hpp>
+#include <sphad/exec/copy.hpp>
+#include <sphad/exec/host.hpp>
+#include <sphad/sim/gather.hpp>
+#include <sphad/span.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+/// \file
+/// \brief The halo: `dist::HaloPlan` (which owned particles each rank sends as ghosts),
+/// `halo_gather` (owned values → [owned | ghosts]) and its adjoint `halo_scatter_add` (each
+/// ghost's value summed back into its owner). Ghosts are ordered by (source rank, position in
+/// the source's send list) and the sums run in that order: no atomics, the same bits every run.
+
+namespace sphad::dist {
+
+namespace detail {
+
+/// The plan's arrays, shared by the plan and the tape records that use it.
+template <class Exec>
+struct HaloData {
+  Communicator comm;
+  std::int64_t owned = 0;
+  std::int64_t ghosts = 0;
+  std::vector<std::int64_t> send_counts, receive_counts; ///< per rank
+  std::vector<int> send_counts_int, send_offsets, receive_counts_int, receive_offsets;
+  Buffer<std::int32_t, Exec> exports;      ///< owned indices sent, by destination rank
+  sim::detail::IndexGroups<Exec> by_owner; ///< the exports grouped by owned index
+  bool device_direct = false;              ///< device pointers straight to MPI
+
+  HaloData(const Communicator& c,
+           const Exec& exec,
+           std::int64_t n,
+           const std::vector<std::int32_t>& export_list,
+           std::vector<std::int64_t> sends)
+      : comm(c), owned(n), send_counts(std::move(sends)),
+        exports(exec::to_buffer(exec, export_list)),
+        by_owner(exec, Span<const std::int32_t>{exports.data(), exports.size()}, n) {
+    receive_counts = comm.exchange_counts(send_counts);
+    for (const auto count : receive_counts) {
+      ghosts += count;
+    }
+    dist::detail::int_counts(send_counts, send_counts_int, send_offsets, "dist::HaloPlan",
+                             "positions");
+    dist::detail::int_counts(receive_counts, receive_counts_int, receive_offsets, "dist::HaloPlan",
+                             "positions");
+    device_direct = !std::is_same_v<Exec, exec::host> && cuda_aware_mpi();
+  }
+};
+
+/// Sends `send` ([sends], in the space's memory) along the plan (`forward`: owners to ghosts;
+/// else back) into `receive` ([receives]). Host memory goes to MPI directly, device memory
+/// directly with a CUDA-aware MPI, else staged through host copies.
+template <class E, class Exec>
+void exchange(
+    const Exec& exec, const HaloData<Exec>& plan, bool forward, const E* send, E* receive) {
+  const auto& sc = forward ? plan.send_counts_int : plan.receive_counts_int;
+  const auto& so = forward ? plan.send_offsets : plan.receive_offsets;
+  const auto& rc = forward ? plan.receive_counts_int : plan.send_counts_int;
+  const auto& ro = forward ? plan.receive_offsets : plan.send_offsets;
+  const std::int64_t sends = forward ? plan.exports.size() : plan.ghosts;
+  const std::int64_t receives = forward ? plan.ghosts : plan.exports.size();
+  if constexpr (std::is_same_v<Exec, exec::host>) {
+    plan.comm.exchange(send, sc, so, receive, rc, ro);
+  } else {
+    if (plan.device_direct) {
+      exec::fence(exec); // host sync: MPI reads device memory once the packing has finished
+      plan.comm.exchange(send, sc, so, receive, rc, ro);
+      return;
+    }
+    // host sync: staging through host memory (an MPI without CUDA support)
+    const std::vector<E> staged = exec::to_host(exec, send, sends);
+    std::vector<E> received(static_cast<std::size_t>(receives));
+    plan.comm.exchange(staged.data(), sc, so, received.data(), rc, ro);
+    exec::copy_from_host(exec, received.data(), receive, receives);
+    exec::fence(exec); // host sync: `received` is released on return
+  }
+}
+
+} // namespace detail
+
+/// Which owned particles go to which rank as ghosts, for one decomposition and one set of
+/// owned positions (rebuild it when they move past the skin, or after a migration). A copyable
+/// handle: copies share the arrays (the tape's records keep them alive).
+///
+/// Rank s sends its particle i to rank r ≠ s when i lies within `width` of r's region (the
+/// nearest periodic image on periodic axes): with `width` the largest search radius plus the
+/// Verlet skin, every neighbour of r's owned particles is then on r, owned or ghost. Ghosts keep
+/// their owners' positions (not shifted by a period): the searches and operators take the
+/// periodic domain and its minimum images, as on one rank.
+template <class Exec>
+class HaloPlan {
+public:
+  HaloPlan() = default;
+
+  /// Collective. `positions`: this rank's owned particles (in `exec`'s memory; read once on the
+  /// host), each inside this rank's region of `decomposition`; `width` ≥ 0 the same on every
+  /// rank. Throws `InvalidArgument` on every rank when one rank finds a position not finite,
+  /// outside every region, or in another rank's region (migrate first), or a bad `width` or
+  /// `decomposition` (another number of ranks than the communicator's).
+  template <int D, class T>
+  HaloPlan(const Communicator& comm,
+           const Exec& exec,
+           const Decomposition<D, T>& decomposition,
+           Span<const Vec<T, D>> positions,
+           T width) {
+    constexpr const char* function = "dist::HaloPlan";
+    comm.require_all(decomposition.ranks() == comm.size(), function, "decomposition", [&] {
+      return sphad::detail::concat("has ", decomposition.ranks(), " regions for ", comm.size(),
+                                   " ranks");
+    });
+    const auto widths = comm.all_gather(double(width));
+    bool same = std::isfinite(double(width)) && width >= T(0);
+    for (const double w : widths) {
+      same = same && w == double(width);
+    }
+    comm.require_all(same, function, "width", [&] {
+      return sphad::detail::concat("must be finite, >= 0 and the same on every rank (got ", width,
+                                   ")");
+    });
+    // host sync: the plan is built on the host, once per rebuild
+    const std::vector<Vec<T, D>> x = exec::to_host(exec, positions.data(), positions.size());
+    const std::int64_t n = positions.size();
+    std::int64_t bad = -1;
+    int where = 0;
+    for (std::int64_t i = 0; i < n && bad < 0; ++i) {
+      where = decomposition.owner(x[std::size_t(i)]);
+      bad = where != comm.rank() ? i : -1;
+    }
+    comm.require_all(bad < 0, function, "positions", [&] {
+      std::string at = "(";
+      for (int a = 0; a < D; ++a) {
+        at += sphad::detail::concat(a > 0 ? ", " : "", x[std::size_t(bad)][a]);
+      }
+      at += ")";
+      return where < 0 ? sphad::detail::concat("entry ", bad, " at ", at,
+                                               " lies outside every rank's region (not finite, "
+                                               "or outside the domain on an open axis)")
+                       : sphad::detail::concat("entry ", bad, " at ", at, " lies in rank ", where,
+                                               "'s region: migrate the particles first");
+    });
+    std::vector<std::int32_t> exports;
+    std::vector<std::int64_t> counts(std::size_t(comm.size()), 0);
+    for (int r = 0; r < comm.size(); ++r) {
+      if (r == comm.rank()) {
+        continue;
+      }
+      for (std::int64_t i = 0; i < n; ++i) {
+        if (decomposition.distance(x[std::size_t(i)], r) <= width) {
+          exports.push_back(std::int32_t(i));
+          ++counts[std::size_t(r)];
+        }
+      }
+    }
+    data_ =
+        std::make_shared<const detail::HaloData<Exec>>(comm, exec, n, exports, std::move(counts));
+  }
+
+  std::int64_t owned() const { return data_ ? data_->owned : 0; }
+  std::int64_t ghosts() const { return data_ ? data_->ghosts : 0; }
+  /// owned + ghosts: the size of an extended array.
+  std::int64_t extended() const { return owned() + ghosts(); }
+  /// How many (particle, rank) pairs this rank sends.
+  std::int64_t exports() const { return data_ ? data_->exports.size() : 0; }
+  /// How many ghosts rank r sends this rank ([ranks]).
+  const std::vector<std::int64_t>& receive_counts() const { return data_->receive_counts; }
+  const Communicator& communicator() const { return data_->comm; }
+  const detail::HaloData<Exec>& data() const { return *data_; }
+  const std::shared_ptr<const detail::HaloData<Exec>>& shared() const { return data_; }
+
+private:
+  std::shared_ptr<const detail::HaloData<Exec>> data_;
+};
+
+namespace detail {
+
+template <class Exec>
+void require_plan(const HaloPlan<Exec>& plan, const char* function) {
+  SPHAD_REQUIRE(plan.shared() != nullptr, function, "plan", "is empty (default-constructed)");
+}
+
+/// The collective size check of an exchange's two views.
+template <class Exec>
+void require_sizes(const HaloPlan<Exec>& plan,
+                   std::int64_t in,
+                   std::int64_t need_in,
+                   const char* in_name,
+                   std::int64_t out,
+                   std::int64_t need_out,
+                   const char* out_name,
+                   const char* function) {
+  const bool in_ok = in == need_in;
+  plan.communicator().require_all_named(in_ok && out == need_out, function, [&] {
+    return std::make_pair(std::string(in_ok ? out_name : in_name),
+                          sphad::detail::concat("has ", in_ok ? out : in, " elements where ",
+                                                in_ok ? need_out : need_in, " are needed"));
+  });
+}
+
+/// y = G x: y[0, n) = x and the ghosts after (`add`: y += G x).
+template <class E, class Exec>
+void gather(const Exec& exec, const HaloData<Exec>& plan, const E* x, E* y, bool add) {
+  if (add) {
+    exec::for_each_index(exec, plan.owned, sphad::detail::AddInto<E>{y, x});
+  } else {
+    exec::copy(exec, x, y, plan.owned);
+  }
+  Buffer<E, Exec> send(exec, plan.exports.size());
+  exec::for_each_index(exec, send.size(),
+                       sim::detail::GatherRows<E>{x, plan.exports.data(), send.data(), false});
+  if (add) {
+    Buffer<E, Exec> ghosts(exec, plan.ghosts);
+    exchange(exec, plan, true, send.data(), ghosts.data());
+    exec::for_each_index(exec, plan.ghosts,
+                         sphad::detail::AddInto<E>{y + plan.owned, ghosts.data()});
+  } else {
+    exchange(exec, plan, true, send.data(), y + plan.owned);
+  }
+}
+
+/// x = Gᵀ y: x_j = y_j + the ghosts of j returned by every rank that holds one, in (rank,
+/// position) order (`add`: x += Gᵀ y).
+template <class E, class Exec>
+void scatter_add(const Exec& exec, const HaloData<Exec>& plan, const E* y, E* x, bool add) {
+  Buffer<E, Exec> returned(exec, plan.exports.size());
+  exchange(exec, plan, false, y + plan.owned, returned.data());
+  if (!add) {
+    exec::copy(exec, y, x, plan.owned);
+  } else {
+    exec::for_each_index(exec, plan.owned, sphad::detail::AddInto<E>{x, y});
+  }
+  exec::for_each_index(exec, plan.owned,
+                       sim::detail::SumGroups<E>{plan.by_owner.offsets.data(),
+                                                 plan.by_owner.entries.data(), returned.data(), x,
+                                                 true});
+}
+
+} // namespace detail
+
+/// Collective: `extended` = [owned | ghosts], each ghost its owner's value (positions,
+/// supports, masses, kinds, densities, fields, correction states, dual numbers: any trivially
+/// copyable element). `owned`: [plan.owned()]; `extended`: [plan.extended()], in `exec`'s
+/// memory. Throws naming the view of the wrong size, on every rank.
+template <class E, class Exec>
+void halo_gather(const Exec& exec,
+                 const HaloPlan<Exec>& plan,
+                 Span<const E> owned,
+                 Span<E> extended) {
+  detail::require_plan(plan, "dist::halo_gather");
+  detail::require_sizes(plan, owned.size(), plan.owned(), "owned", extended.size(), plan.extended(),
+                        "extended", "dist::halo_gather");
+  detail::gather(exec, plan.data(), owned.data(), extended.data(), false);
+}
+
+/// The same into a new buffer.
+template <class E, class Exec>
+Buffer<E, Exec> halo_gather(const Exec& exec, const HaloPlan<Exec>& plan, Span<const E> owned) {
+  Buffer<E, Exec> out(exec, plan.extended());
+  halo_gather(exec, plan, owned, Span<E>{out.data(), out.size()});
+  return out;
+}
+
+/// Collective, the adjoint of `halo_gather`: `owned`_j = `extended`_j + Σ over the ranks holding
+/// j as a ghost of that ghost's value, summed in (rank, position) order. `extended`:
+/// [plan.extended()]; `owned`: [plan.owned()]. Throws naming the view of the wrong size, on
+/// every rank.
+template <class E, class Exec>
+void halo_scatter_add(const Exec& exec,
+                      const HaloPlan<Exec>& plan,
+                      Span<const E> extended,
+                      Span<E> owned) {
+  detail::require_plan(plan, "dist::halo_scatter_add");
+  detail::require_sizes(plan, extended.size(), plan.extended(), "extended", owned.size(),
+                        plan.owned(), "owned", "dist::halo_scatter_add");
+  detail::scatter_add(exec, plan.data(), extended.data(), owned.data(), false);
+}
+
+} // namespace sphad::dist
