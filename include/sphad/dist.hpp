@@ -10,5 +10,7 @@
 
 #include <sphad/dist/communicator.hpp>
 #include <sphad/dist/decomposition.hpp>
+#include <sphad/dist/exchange.hpp>
 #include <sphad/dist/halo.hpp>
+#include <sphad/dist/migration.hpp>
 #include <sphad/dist/record.hpp>

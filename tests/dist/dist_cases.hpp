@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -279,13 +280,16 @@ inline std::pair<double, double> row_error(const std::vector<std::vector<double>
   for (const auto& row : single) {
     for (const double value : row) {
       scale = std::max(scale, std::abs(value));
+      // A value that is not finite is an error here (std::max would pass over a NaN).
+      error = std::isfinite(value) ? error : std::numeric_limits<double>::infinity();
     }
   }
   for (std::size_t i = 0; i < ids.size(); ++i) {
     const auto& want = single[std::size_t(ids[i])];
     REQUIRE(distributed[i].size() == want.size());
     for (std::size_t k = 0; k < want.size(); ++k) {
-      error = std::max(error, std::abs(distributed[i][k] - want[k]));
+      const double d = std::abs(distributed[i][k] - want[k]);
+      error = std::isfinite(d) ? std::max(error, d) : std::numeric_limits<double>::infinity();
     }
   }
   return {error, scale};

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 /// \file
@@ -93,6 +94,38 @@ struct Decomposition {
     return std::sqrt(sum);
   }
 };
+
+/// "(x, y, z)" for messages.
+template <int D, class T>
+std::string describe(const Vec<T, D>& x) {
+  std::string out = "(";
+  for (int a = 0; a < D; ++a) {
+    out += sphad::detail::concat(a > 0 ? ", " : "", x[a]);
+  }
+  return out + ")";
+}
+
+/// Collective: the owning rank of each of this rank's positions (host memory). Throws
+/// `InvalidArgument` naming `positions` on every rank when any rank has one that lies in no
+/// region (not finite, or outside the domain on an open axis).
+template <int D, class T>
+std::vector<int> owners(const Communicator& comm,
+                        const Decomposition<D, T>& decomposition,
+                        const std::vector<Vec<T, D>>& x,
+                        const char* function) {
+  std::vector<int> out(x.size());
+  std::int64_t bad = -1;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    out[i] = decomposition.owner(x[i]);
+    bad = bad < 0 && out[i] < 0 ? std::int64_t(i) : bad;
+  }
+  comm.require_all(bad < 0, function, "positions", [&] {
+    return sphad::detail::concat("entry ", bad, " at ", describe(x[std::size_t(bad)]),
+                                 " lies outside every rank's region (not finite, or outside the "
+                                 "domain on an open axis)");
+  });
+  return out;
+}
 
 /// `ranks` slabs of equal thickness along `axis` (no communication).
 template <int D, class T>

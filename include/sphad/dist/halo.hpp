@@ -6,6 +6,7 @@
 
 #include <sphad/dist/communicator.hpp>
 #include <sphad/dist/decomposition.hpp>
+#include <sphad/dist/exchange.hpp>
 #include <sphad/errors.hpp>
 #include <sphad/exec/buffer.hpp>
 #include <sphad/exec/copy.hpp>
@@ -34,63 +35,25 @@ namespace detail {
 /// The plan's arrays, shared by the plan and the tape records that use it.
 template <class Exec>
 struct HaloData {
-  Communicator comm;
+  Pattern pattern; ///< exports forward, ghosts back
   std::int64_t owned = 0;
   std::int64_t ghosts = 0;
-  std::vector<std::int64_t> send_counts, receive_counts; ///< per rank
-  std::vector<int> send_counts_int, send_offsets, receive_counts_int, receive_offsets;
   Buffer<std::int32_t, Exec> exports;      ///< owned indices sent, by destination rank
   sim::detail::IndexGroups<Exec> by_owner; ///< the exports grouped by owned index
-  bool device_direct = false;              ///< device pointers straight to MPI
 
-  HaloData(const Communicator& c,
+  HaloData(const Communicator& comm,
            const Exec& exec,
            std::int64_t n,
            const std::vector<std::int32_t>& export_list,
            std::vector<std::int64_t> sends)
-      : comm(c), owned(n), send_counts(std::move(sends)),
-        exports(exec::to_buffer(exec, export_list)),
-        by_owner(exec, Span<const std::int32_t>{exports.data(), exports.size()}, n) {
-    receive_counts = comm.exchange_counts(send_counts);
-    for (const auto count : receive_counts) {
-      ghosts += count;
-    }
-    dist::detail::int_counts(send_counts, send_counts_int, send_offsets, "dist::HaloPlan",
-                             "positions");
-    dist::detail::int_counts(receive_counts, receive_counts_int, receive_offsets, "dist::HaloPlan",
-                             "positions");
-    device_direct = !std::is_same_v<Exec, exec::host> && cuda_aware_mpi();
-  }
+      : pattern(comm,
+                std::move(sends),
+                !std::is_same_v<Exec, exec::host>,
+                "dist::HaloPlan",
+                "positions"),
+        owned(n), ghosts(pattern.receives), exports(exec::to_buffer(exec, export_list)),
+        by_owner(exec, Span<const std::int32_t>{exports.data(), exports.size()}, n) {}
 };
-
-/// Sends `send` ([sends], in the space's memory) along the plan (`forward`: owners to ghosts;
-/// else back) into `receive` ([receives]). Host memory goes to MPI directly, device memory
-/// directly with a CUDA-aware MPI, else staged through host copies.
-template <class E, class Exec>
-void exchange(
-    const Exec& exec, const HaloData<Exec>& plan, bool forward, const E* send, E* receive) {
-  const auto& sc = forward ? plan.send_counts_int : plan.receive_counts_int;
-  const auto& so = forward ? plan.send_offsets : plan.receive_offsets;
-  const auto& rc = forward ? plan.receive_counts_int : plan.send_counts_int;
-  const auto& ro = forward ? plan.receive_offsets : plan.send_offsets;
-  const std::int64_t sends = forward ? plan.exports.size() : plan.ghosts;
-  const std::int64_t receives = forward ? plan.ghosts : plan.exports.size();
-  if constexpr (std::is_same_v<Exec, exec::host>) {
-    plan.comm.exchange(send, sc, so, receive, rc, ro);
-  } else {
-    if (plan.device_direct) {
-      exec::fence(exec); // host sync: MPI reads device memory once the packing has finished
-      plan.comm.exchange(send, sc, so, receive, rc, ro);
-      return;
-    }
-    // host sync: staging through host memory (an MPI without CUDA support)
-    const std::vector<E> staged = exec::to_host(exec, send, sends);
-    std::vector<E> received(static_cast<std::size_t>(receives));
-    plan.comm.exchange(staged.data(), sc, so, received.data(), rc, ro);
-    exec::copy_from_host(exec, received.data(), receive, receives);
-    exec::fence(exec); // host sync: `received` is released on return
-  }
-}
 
 } // namespace detail
 
@@ -135,24 +98,16 @@ public:
     });
     // host sync: the plan is built on the host, once per rebuild
     const std::vector<Vec<T, D>> x = exec::to_host(exec, positions.data(), positions.size());
+    const std::vector<int> owner = owners(comm, decomposition, x, function);
     const std::int64_t n = positions.size();
     std::int64_t bad = -1;
-    int where = 0;
     for (std::int64_t i = 0; i < n && bad < 0; ++i) {
-      where = decomposition.owner(x[std::size_t(i)]);
-      bad = where != comm.rank() ? i : -1;
+      bad = owner[std::size_t(i)] != comm.rank() ? i : -1;
     }
     comm.require_all(bad < 0, function, "positions", [&] {
-      std::string at = "(";
-      for (int a = 0; a < D; ++a) {
-        at += sphad::detail::concat(a > 0 ? ", " : "", x[std::size_t(bad)][a]);
-      }
-      at += ")";
-      return where < 0 ? sphad::detail::concat("entry ", bad, " at ", at,
-                                               " lies outside every rank's region (not finite, "
-                                               "or outside the domain on an open axis)")
-                       : sphad::detail::concat("entry ", bad, " at ", at, " lies in rank ", where,
-                                               "'s region: migrate the particles first");
+      return sphad::detail::concat("entry ", bad, " at ", describe(x[std::size_t(bad)]),
+                                   " lies in rank ", owner[std::size_t(bad)],
+                                   "'s region: migrate the particles first");
     });
     std::vector<std::int32_t> exports;
     std::vector<std::int64_t> counts(std::size_t(comm.size()), 0);
@@ -178,8 +133,8 @@ public:
   /// How many (particle, rank) pairs this rank sends.
   std::int64_t exports() const { return data_ ? data_->exports.size() : 0; }
   /// How many ghosts rank r sends this rank ([ranks]).
-  const std::vector<std::int64_t>& receive_counts() const { return data_->receive_counts; }
-  const Communicator& communicator() const { return data_->comm; }
+  const std::vector<std::int64_t>& receive_counts() const { return data_->pattern.receive_counts; }
+  const Communicator& communicator() const { return data_->pattern.comm; }
   const detail::HaloData<Exec>& data() const { return *data_; }
   const std::shared_ptr<const detail::HaloData<Exec>>& shared() const { return data_; }
 
@@ -225,11 +180,11 @@ void gather(const Exec& exec, const HaloData<Exec>& plan, const E* x, E* y, bool
                        sim::detail::GatherRows<E>{x, plan.exports.data(), send.data(), false});
   if (add) {
     Buffer<E, Exec> ghosts(exec, plan.ghosts);
-    exchange(exec, plan, true, send.data(), ghosts.data());
+    exchange(exec, plan.pattern, true, send.data(), ghosts.data());
     exec::for_each_index(exec, plan.ghosts,
                          sphad::detail::AddInto<E>{y + plan.owned, ghosts.data()});
   } else {
-    exchange(exec, plan, true, send.data(), y + plan.owned);
+    exchange(exec, plan.pattern, true, send.data(), y + plan.owned);
   }
 }
 
@@ -238,7 +193,7 @@ void gather(const Exec& exec, const HaloData<Exec>& plan, const E* x, E* y, bool
 template <class E, class Exec>
 void scatter_add(const Exec& exec, const HaloData<Exec>& plan, const E* y, E* x, bool add) {
   Buffer<E, Exec> returned(exec, plan.exports.size());
-  exchange(exec, plan, false, y + plan.owned, returned.data());
+  exchange(exec, plan.pattern, false, y + plan.owned, returned.data());
   if (!add) {
     exec::copy(exec, y, x, plan.owned);
   } else {

@@ -50,7 +50,7 @@ void advance_one(
     const Exec& exec, State& s, const Params& params, const Step& step, std::int64_t k) {
   Tape<Exec> tape(exec);
   const auto out = step(tape, views(s), views(params), k);
-  copy_into(exec, out, s);
+  assign(exec, out, s);
 }
 
 /// The rollout's work: advances, checkpoints, and the reverse sweep of one step at a time.
@@ -107,6 +107,8 @@ struct Rollout {
           },
           fields_of(out));
     }
+    // The state's shape may change from step to step (migrating particles): ∂L/∂s_k takes s_k's.
+    resize_like(exec, in, state_adjoint);
     for_each_field_pair(in, state_adjoint,
                         [&](const auto& x, auto& xbar) { tape.copy_gradient(x, span_of(xbar)); });
     for_each_field_pair(theta, params_adjoint,
@@ -121,7 +123,7 @@ struct Rollout {
       reverse_step(a, s_a);
     } else if (c == 1) {
       for (std::int64_t k = b - 1; k >= a; --k) {
-        copy_into(exec, s_a, work);
+        assign(exec, s_a, work);
         for (std::int64_t j = a; j < k; ++j) {
           advance(work, j);
         }
@@ -129,7 +131,7 @@ struct Rollout {
       }
     } else {
       const std::int64_t m = binomial_split(length, c);
-      copy_into(exec, s_a, work);
+      assign(exec, s_a, work);
       for (std::int64_t j = a; j < a + m; ++j) {
         advance(work, j);
       }
@@ -183,6 +185,9 @@ void rollout(const Exec& exec,
 /// The gradient of L(s_T) for the rollout s_{k+1} = step(s_k, θ), k = 0 .. T−1, with respect
 /// to s_0 (into `initial_gradient`) and θ (into `params_gradient`, summed over the steps in
 /// the order k = T−1, ..., 0), both caller-owned states shaped like `initial` and `params`.
+/// A step may change the state's array sizes (particles migrating between ranks): the working
+/// state and the running adjoint are reallocated where they differ, and `initial_gradient`
+/// ends shaped like `initial` (its arrays may be reallocated on the way).
 ///
 /// `step(tape, s, theta, k)` returns s_{k+1} as `State<Tracked>` (the tape's outputs, or an
 /// input it passes through) and is generic over the kinds of `s` and `theta`: it runs plain on

@@ -152,6 +152,30 @@ void copy_into(const Exec& exec, const State<Kind>& from, State<Stored<Exec>>& t
       from, to, [&](const auto& a, auto& b) { exec::copy(exec, a.data(), b.data(), a.size()); });
 }
 
+/// Copies every array of `from` (any kind) into the stored state `to`, reallocating the arrays
+/// whose sizes differ (a state whose particle count changes: particles migrating between
+/// ranks). Stream-ordered, no synchronization.
+template <class Exec, template <class> class State, class Kind>
+void assign(const Exec& exec, const State<Kind>& from, State<Stored<Exec>>& to) {
+  detail::for_each_field_pair(from, to, [&](const auto& a, auto& b) {
+    if (b.size() != a.size()) {
+      b = std::decay_t<decltype(b)>(exec, a.size());
+    }
+    exec::copy(exec, a.data(), b.data(), a.size());
+  });
+}
+
+/// Reallocates the arrays of the stored state `to` whose sizes differ from `like`'s (any kind),
+/// leaving their contents unset; arrays of the right size are kept as they are.
+template <class Exec, template <class> class State, class Kind>
+void resize_like(const Exec& exec, const State<Kind>& like, State<Stored<Exec>>& to) {
+  detail::for_each_field_pair(like, to, [&](const auto& a, auto& b) {
+    if (b.size() != a.size()) {
+      b = std::decay_t<decltype(b)>(exec, a.size());
+    }
+  });
+}
+
 /// A state without arrays: the parameters of a rollout that has none.
 template <class Kind>
 struct NoParams {

@@ -1,0 +1,222 @@
+// SPDX-FileCopyrightText: The sphad authors
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <sphad/config.hpp>
+
+#include <sphad/ad/tape.hpp>
+#include <sphad/ad/variable.hpp>
+#include <sphad/dist/communicator.hpp>
+#include <sphad/dist/decomposition.hpp>
+#include <sphad/dist/exchange.hpp>
+#include <sphad/errors.hpp>
+#include <sphad/exec/buffer.hpp>
+#include <sphad/exec/copy.hpp>
+#include <sphad/exec/host.hpp>
+#include <sphad/sim/gather.hpp>
+#include <sphad/span.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+/// \file
+/// \brief Migration: after particles move, each goes to the rank whose region now holds it.
+/// `dist::MigrationPlan` records where every particle goes (integers, never differentiated);
+/// `migrate` moves arrays along it and `record_migrate` records the move, whose adjoint sends
+/// each adjoint back the way its particle came (the plan reversed).
+
+namespace sphad::dist {
+
+namespace detail {
+
+template <class Exec>
+struct MigrationData {
+  Pattern pattern;                  ///< the particles forward, their adjoints back
+  Buffer<std::int32_t, Exec> order; ///< old indices in send order (a permutation)
+  std::int64_t before = 0, after = 0;
+
+  MigrationData(const Communicator& comm,
+                const Exec& exec,
+                const std::vector<std::int32_t>& send_order,
+                std::vector<std::int64_t> sends)
+      : pattern(comm,
+                std::move(sends),
+                !std::is_same_v<Exec, exec::host>,
+                "dist::MigrationPlan",
+                "positions"),
+        order(exec::to_buffer(exec, send_order)), before(std::int64_t(send_order.size())),
+        after(pattern.receives) {}
+};
+
+/// y[order[k]] (+)= x[k]: the inverse of a gather by a permutation.
+template <class E>
+struct ScatterRows {
+  const E* x;
+  const std::int32_t* order;
+  E* y;
+  bool add;
+  SPHAD_HOST_DEVICE SPHAD_INLINE void operator()(std::int64_t k) const {
+    y[order[k]] = add ? y[order[k]] + x[k] : x[k];
+  }
+};
+
+/// out = the migrated `in` (`add`: out += ...).
+template <class E, class Exec>
+void migrate_forward(const Exec& exec, const MigrationData<Exec>& plan, const E* in, E* out) {
+  Buffer<E, Exec> send(exec, plan.before);
+  exec::for_each_index(exec, plan.before,
+                       sim::detail::GatherRows<E>{in, plan.order.data(), send.data(), false});
+  exchange(exec, plan.pattern, true, send.data(), out);
+}
+
+/// in_bar (+)= the adjoints `out_bar` sent back to where each particle came from.
+template <class E, class Exec>
+void migrate_back(
+    const Exec& exec, const MigrationData<Exec>& plan, const E* out_bar, E* in_bar, bool add) {
+  Buffer<E, Exec> returned(exec, plan.before);
+  exchange(exec, plan.pattern, false, out_bar, returned.data());
+  exec::for_each_index(exec, plan.before,
+                       ScatterRows<E>{returned.data(), plan.order.data(), in_bar, add});
+}
+
+} // namespace detail
+
+/// Where each of this rank's particles goes: to the rank whose region holds its position
+/// (this rank's own included). After the move a rank's particles are ordered by (source rank,
+/// index on the source): the same order on every run. A copyable handle (the tape's records
+/// keep its arrays).
+template <class Exec>
+class MigrationPlan {
+public:
+  MigrationPlan() = default;
+
+  /// Collective. `positions`: this rank's particles (in `exec`'s memory; read once on the
+  /// host). Throws `InvalidArgument` on every rank when a rank holds a position in no region
+  /// (not finite, or outside the domain on an open axis), or `decomposition` has another number
+  /// of ranks than the communicator.
+  template <int D, class T>
+  MigrationPlan(const Communicator& comm,
+                const Exec& exec,
+                const Decomposition<D, T>& decomposition,
+                Span<const Vec<T, D>> positions) {
+    constexpr const char* function = "dist::MigrationPlan";
+    comm.require_all(decomposition.ranks() == comm.size(), function, "decomposition", [&] {
+      return sphad::detail::concat("has ", decomposition.ranks(), " regions for ", comm.size(),
+                                   " ranks");
+    });
+    // host sync: the plan is built on the host, once per migration
+    const std::vector<Vec<T, D>> x = exec::to_host(exec, positions.data(), positions.size());
+    const std::vector<int> owner = owners(comm, decomposition, x, function);
+    std::vector<std::int64_t> counts(static_cast<std::size_t>(comm.size()), 0);
+    for (const int r : owner) {
+      ++counts[std::size_t(r)];
+    }
+    // A counting sort by destination, stable in the index.
+    std::vector<std::int64_t> next(counts.size(), 0);
+    for (std::size_t r = 1; r < counts.size(); ++r) {
+      next[r] = next[r - 1] + counts[r - 1];
+    }
+    std::vector<std::int32_t> order(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      order[std::size_t(next[std::size_t(owner[i])]++)] = std::int32_t(i);
+    }
+    data_ =
+        std::make_shared<const detail::MigrationData<Exec>>(comm, exec, order, std::move(counts));
+  }
+
+  /// Particles on this rank before and after the move.
+  std::int64_t before() const { return data_ ? data_->before : 0; }
+  std::int64_t after() const { return data_ ? data_->after : 0; }
+  /// How many particles this rank sends to each rank (its own count: those that stay).
+  const std::vector<std::int64_t>& send_counts() const { return data_->pattern.send_counts; }
+  const Communicator& communicator() const { return data_->pattern.comm; }
+  const detail::MigrationData<Exec>& data() const { return *data_; }
+  const std::shared_ptr<const detail::MigrationData<Exec>>& shared() const { return data_; }
+
+private:
+  std::shared_ptr<const detail::MigrationData<Exec>> data_;
+};
+
+namespace detail {
+
+template <class Exec>
+void require_sizes(const MigrationPlan<Exec>& plan,
+                   std::int64_t in,
+                   std::int64_t out,
+                   const char* in_name,
+                   const char* out_name,
+                   const char* function) {
+  SPHAD_REQUIRE(plan.shared() != nullptr, function, "plan", "is empty (default-constructed)");
+  const bool in_ok = in == plan.before();
+  plan.communicator().require_all_named(in_ok && out == plan.after(), function, [&] {
+    return std::make_pair(std::string(in_ok ? out_name : in_name),
+                          sphad::detail::concat("has ", in_ok ? out : in, " elements where ",
+                                                in_ok ? plan.after() : plan.before(),
+                                                " are needed"));
+  });
+}
+
+/// A recorded migration: its backward sends each adjoint back to where its particle came from.
+template <class Exec, class E>
+struct MigrateRecord final : sphad::detail::Record<Exec> {
+  std::shared_ptr<const MigrationData<Exec>> plan;
+  Variable<E> x;
+  Variable<E> output;
+  std::vector<sphad::detail::VersionSnapshot> snapshots;
+  MigrateRecord(std::shared_ptr<const MigrationData<Exec>> p, Variable<E> in, Variable<E> out)
+      : plan(std::move(p)), x(std::move(in)), output(std::move(out)) {
+    sphad::detail::snapshot_version(snapshots, "x", x);
+    sphad::detail::snapshot_version(snapshots, "output", output);
+  }
+  void check_versions() const override { sphad::detail::check_snapshots(snapshots); }
+  std::int64_t bytes() const override { return 0; }
+  void backward(Tape<Exec>& tape) const override {
+    const Span<E> ybar = sphad::detail::TapeAccess::gradient_slot(tape, output, true);
+    const Span<E> xbar = sphad::detail::TapeAccess::gradient_slot(tape, x);
+    migrate_back(tape.exec(), *plan, ybar.data(), xbar.data(), true);
+  }
+};
+
+} // namespace detail
+
+/// Collective: `out` = `in` moved along the plan ([plan.before()] → [plan.after()], in
+/// `exec`'s memory; any trivially copyable element: positions, fields, kinds, dual numbers).
+/// Throws naming the view of the wrong size, on every rank.
+template <class E, class Exec>
+void migrate(const Exec& exec, const MigrationPlan<Exec>& plan, Span<const E> in, Span<E> out) {
+  detail::require_sizes(plan, in.size(), out.size(), "in", "out", "dist::migrate");
+  detail::migrate_forward(exec, plan.data(), in.data(), out.data());
+}
+
+/// The same into a new buffer.
+template <class E, class Exec>
+Buffer<E, Exec> migrate(const Exec& exec, const MigrationPlan<Exec>& plan, Span<const E> in) {
+  Buffer<E, Exec> out(exec, plan.after());
+  migrate(exec, plan, in, Span<E>{out.data(), out.size()});
+  return out;
+}
+
+/// Collective: `migrate` recorded on `tape` when `x` is a `Variable` (a `Span` is moved and
+/// not recorded): returns the moved array as a tape-owned `Variable` [plan.after()]. The
+/// record keeps the plan; its backward moves the adjoints back (the reverse exchange, then the
+/// inverse permutation: no sums).
+template <class Exec, class X>
+auto record_migrate(Tape<Exec>& tape, const MigrationPlan<Exec>& plan, const X& x) {
+  using E = view_element_t<X>;
+  constexpr const char* function = "dist::record_migrate";
+  sphad::detail::require_tracks_an_array(x, &tape, function, "x");
+  detail::require_sizes(plan, x.size(), plan.after(), "x", "x", function);
+  Variable<E> out = sphad::detail::TapeAccess::make_output<E>(tape, plan.after());
+  detail::migrate_forward(tape.exec(), plan.data(), primal_view(x).data(),
+                          const_cast<E*>(out.data()));
+  if constexpr (is_variable_v<X>) {
+    sphad::detail::TapeAccess::push(
+        tape, std::make_unique<detail::MigrateRecord<Exec, E>>(plan.shared(), x, out));
+  }
+  return out;
+}
+
+} // namespace sphad::dist
