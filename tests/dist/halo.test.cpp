@@ -339,6 +339,31 @@ TEST_CASE("dist: decompositions balance their weight", "[dist][decomposition]") 
       CHECK(std::abs(double(w) - double(total) / comm.size()) <= 48);
     }
   }
+  // Weighted by pair counts (the list's row lengths): the free-surface rows weigh less.
+  const SearchPoints<2, double> points{view_of(x), view_of(std::vector<double>(x.size(), 0.15))};
+  const auto list =
+      build_neighbor_list<SupportScheme::Gather>(exec::host{}, points, points, domain);
+  const auto pairs = dist::pair_weights(exec::host{}, list);
+  REQUIRE(pairs.size() == x.size());
+  CHECK(pairs[0] < pairs[8 * 16 + 8]); // a corner has fewer neighbours than the middle
+  const auto by_pairs = dist::bisection(comm, domain, view_of(x), view_of(pairs));
+  std::vector<std::int64_t> work(std::size_t(comm.size()), 0);
+  std::int64_t all_pairs = 0, heaviest_row = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    work[std::size_t(by_pairs.owner(x[i]))] += pairs[i];
+    all_pairs += pairs[i];
+  }
+  for (int j = 0; j < 16; ++j) { // a lattice column's weight bounds the imbalance
+    std::int64_t column = 0, row = 0;
+    for (int i = 0; i < 16; ++i) {
+      column += pairs[std::size_t(i * 16 + j)];
+      row += pairs[std::size_t(j * 16 + i)];
+    }
+    heaviest_row = std::max({heaviest_row, column, row});
+  }
+  for (const auto w : work) {
+    CHECK(std::abs(double(w) - double(all_pairs) / comm.size()) <= double(heaviest_row));
+  }
   const auto s = dist::slabs(domain, comm.size(), 1);
   CHECK(s.owner({0.3, 0.0}) == 0);
   CHECK(s.owner({0.3, 1.0}) == comm.size() - 1); // the closed top of an open axis

@@ -6,6 +6,8 @@
 
 #include <sphad/dist/communicator.hpp>
 #include <sphad/domain.hpp>
+#include <sphad/exec/copy.hpp>
+#include <sphad/search/neighbor_list.hpp>
 #include <sphad/errors.hpp>
 #include <sphad/math/periodic.hpp>
 #include <sphad/math/vec.hpp>
@@ -124,6 +126,20 @@ std::vector<int> owners(const Communicator& comm,
                                  " lies outside every rank's region (not finite, or outside the "
                                  "domain on an open axis)");
   });
+  return out;
+}
+
+/// Each query's pair count in a neighbour list (its row length), on the host: the weights of a
+/// `bisection` that balances the pair work. One read of the list's offsets.
+template <class Exec>
+std::vector<std::int64_t> pair_weights(const Exec& exec, const NeighborList<Exec>& list) {
+  // host sync: the offsets are read once to weigh the particles
+  const std::vector<std::int64_t> offsets =
+      exec::to_host(exec, list.offsets.data(), list.offsets.size());
+  std::vector<std::int64_t> out(offsets.size() > 0 ? offsets.size() - 1 : 0);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    out[i] = offsets[i + 1] - offsets[i];
+  }
   return out;
 }
 
