@@ -85,8 +85,7 @@ void BM_HaloScatterAdd(benchmark::State& state) {
   const std::vector<V2> extended(static_cast<std::size_t>(plan.extended()), V2{1.0, 2.0});
   std::vector<V2> owned(s.owned.size());
   for (auto _ : state) {
-    dist::halo_scatter_add(exec::host{}, plan,
-                           Span<const V2>{extended.data(), plan.extended()},
+    dist::halo_scatter_add(exec::host{}, plan, Span<const V2>{extended.data(), plan.extended()},
                            Span<V2>{owned.data(), plan.owned()});
     benchmark::DoNotOptimize(owned.data());
   }
@@ -109,9 +108,29 @@ void BM_Migrate(benchmark::State& state) {
 }
 
 // A fixed iteration count: every call is collective, so the ranks must run the same number.
-BENCHMARK(BM_HaloPlan)->Arg(1024)->Arg(16384)->Arg(65536)->Iterations(20)->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_HaloGather)->Arg(1024)->Arg(16384)->Arg(65536)->Iterations(200)->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_HaloScatterAdd)->Arg(1024)->Arg(16384)->Arg(65536)->Iterations(200)->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_Migrate)->Arg(1024)->Arg(16384)->Arg(65536)->Iterations(20)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_HaloPlan)
+    ->Arg(1024)
+    ->Arg(16384)
+    ->Arg(65536)
+    ->Iterations(20)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_HaloGather)
+    ->Arg(1024)
+    ->Arg(16384)
+    ->Arg(65536)
+    ->Iterations(200)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_HaloScatterAdd)
+    ->Arg(1024)
+    ->Arg(16384)
+    ->Arg(65536)
+    ->Iterations(200)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Migrate)
+    ->Arg(1024)
+    ->Arg(16384)
+    ->Arg(65536)
+    ->Iterations(20)
+    ->Unit(benchmark::kMicrosecond);
 
 } // namespace

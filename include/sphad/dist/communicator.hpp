@@ -124,8 +124,8 @@ public:
     for (int r = 0; r < size_; ++r) {
       if (send_counts[std::size_t(r)] > 0) {
         requests.emplace_back();
-        MPI_Isend(send + send_offsets[std::size_t(r)], send_counts[std::size_t(r)], element, r,
-                  tag, comm_, &requests.back());
+        MPI_Isend(send + send_offsets[std::size_t(r)], send_counts[std::size_t(r)], element, r, tag,
+                  comm_, &requests.back());
       }
     }
     MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE);

@@ -6,11 +6,11 @@
 
 #include <sphad/dist/communicator.hpp>
 #include <sphad/domain.hpp>
-#include <sphad/exec/copy.hpp>
-#include <sphad/search/neighbor_list.hpp>
 #include <sphad/errors.hpp>
+#include <sphad/exec/copy.hpp>
 #include <sphad/math/periodic.hpp>
 #include <sphad/math/vec.hpp>
+#include <sphad/search/neighbor_list.hpp>
 #include <sphad/span.hpp>
 
 #include <algorithm>
@@ -129,13 +129,38 @@ std::vector<int> owners(const Communicator& comm,
   return out;
 }
 
+/// This rank's positions read to the host, and the rank owning each.
+template <int D, class T>
+struct Located {
+  std::vector<Vec<T, D>> x;
+  std::vector<int> owner;
+};
+
+/// Collective, for the plans: checks that `decomposition` has a region per rank, reads
+/// `positions` (in `exec`'s memory) to the host and locates them (`owners`). Throws on every rank
+/// naming `decomposition` or `positions`.
+template <class Exec, int D, class T>
+Located<D, T> locate(const Communicator& comm,
+                     const Exec& exec,
+                     const Decomposition<D, T>& decomposition,
+                     Span<const Vec<T, D>> positions,
+                     const char* function) {
+  comm.require_all(decomposition.ranks() == comm.size(), function, "decomposition", [&] {
+    return sphad::detail::concat("has ", decomposition.ranks(), " regions for ", comm.size(),
+                                 " ranks");
+  });
+  // host sync: a plan is built on the host, once per rebuild or migration
+  std::vector<Vec<T, D>> x = exec::to_host(exec, positions.data(), positions.size());
+  std::vector<int> owner = owners(comm, decomposition, x, function);
+  return {std::move(x), std::move(owner)};
+}
+
 /// Each query's pair count in a neighbour list (its row length), on the host: the weights of a
 /// `bisection` that balances the pair work. One read of the list's offsets.
 template <class Exec>
 std::vector<std::int64_t> pair_weights(const Exec& exec, const NeighborList<Exec>& list) {
   // host sync: the offsets are read once to weigh the particles
-  const std::vector<std::int64_t> offsets =
-      exec::to_host(exec, list.offsets.data(), list.offsets.size());
+  const auto offsets = exec::to_host(exec, list.offsets.data(), list.offsets.size());
   std::vector<std::int64_t> out(offsets.size() > 0 ? offsets.size() - 1 : 0);
   for (std::size_t i = 0; i < out.size(); ++i) {
     out[i] = offsets[i + 1] - offsets[i];

@@ -83,10 +83,9 @@ public:
            Span<const Vec<T, D>> positions,
            T width) {
     constexpr const char* function = "dist::HaloPlan";
-    comm.require_all(decomposition.ranks() == comm.size(), function, "decomposition", [&] {
-      return sphad::detail::concat("has ", decomposition.ranks(), " regions for ", comm.size(),
-                                   " ranks");
-    });
+    const auto located = locate(comm, exec, decomposition, positions, function);
+    const auto& x = located.x;
+    const auto& owner = located.owner;
     const auto widths = comm.all_gather(double(width));
     bool same = std::isfinite(double(width)) && width >= T(0);
     for (const double w : widths) {
@@ -96,9 +95,6 @@ public:
       return sphad::detail::concat("must be finite, >= 0 and the same on every rank (got ", width,
                                    ")");
     });
-    // host sync: the plan is built on the host, once per rebuild
-    const std::vector<Vec<T, D>> x = exec::to_host(exec, positions.data(), positions.size());
-    const std::vector<int> owner = owners(comm, decomposition, x, function);
     const std::int64_t n = positions.size();
     std::int64_t bad = -1;
     for (std::int64_t i = 0; i < n && bad < 0; ++i) {

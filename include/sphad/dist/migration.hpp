@@ -8,6 +8,7 @@
 #include <sphad/ad/variable.hpp>
 #include <sphad/dist/communicator.hpp>
 #include <sphad/dist/decomposition.hpp>
+#include <sphad/dist/detail/linear_record.hpp>
 #include <sphad/dist/exchange.hpp>
 #include <sphad/errors.hpp>
 #include <sphad/exec/buffer.hpp>
@@ -102,14 +103,9 @@ public:
                 const Exec& exec,
                 const Decomposition<D, T>& decomposition,
                 Span<const Vec<T, D>> positions) {
-    constexpr const char* function = "dist::MigrationPlan";
-    comm.require_all(decomposition.ranks() == comm.size(), function, "decomposition", [&] {
-      return sphad::detail::concat("has ", decomposition.ranks(), " regions for ", comm.size(),
-                                   " ranks");
-    });
-    // host sync: the plan is built on the host, once per migration
-    const std::vector<Vec<T, D>> x = exec::to_host(exec, positions.data(), positions.size());
-    const std::vector<int> owner = owners(comm, decomposition, x, function);
+    const auto located = locate(comm, exec, decomposition, positions, "dist::MigrationPlan");
+    const auto& x = located.x;
+    const auto& owner = located.owner;
     std::vector<std::int64_t> counts(static_cast<std::size_t>(comm.size()), 0);
     for (const int r : owner) {
       ++counts[std::size_t(r)];
@@ -159,24 +155,11 @@ void require_sizes(const MigrationPlan<Exec>& plan,
   });
 }
 
-/// A recorded migration: its backward sends each adjoint back to where its particle came from.
-template <class Exec, class E>
-struct MigrateRecord final : sphad::detail::Record<Exec> {
-  std::shared_ptr<const MigrationData<Exec>> plan;
-  Variable<E> x;
-  Variable<E> output;
-  std::vector<sphad::detail::VersionSnapshot> snapshots;
-  MigrateRecord(std::shared_ptr<const MigrationData<Exec>> p, Variable<E> in, Variable<E> out)
-      : plan(std::move(p)), x(std::move(in)), output(std::move(out)) {
-    sphad::detail::snapshot_version(snapshots, "x", x);
-    sphad::detail::snapshot_version(snapshots, "output", output);
-  }
-  void check_versions() const override { sphad::detail::check_snapshots(snapshots); }
-  std::int64_t bytes() const override { return 0; }
-  void backward(Tape<Exec>& tape) const override {
-    const Span<E> ybar = sphad::detail::TapeAccess::gradient_slot(tape, output, true);
-    const Span<E> xbar = sphad::detail::TapeAccess::gradient_slot(tape, x);
-    migrate_back(tape.exec(), *plan, ybar.data(), xbar.data(), true);
+/// x̄ += Mᵀ ȳ: the backward of a recorded migration.
+struct AddMigratedBack {
+  template <class Exec, class E>
+  void operator()(const Exec& exec, const MigrationData<Exec>& plan, const E* ybar, E* xbar) const {
+    migrate_back(exec, plan, ybar, xbar, true);
   }
 };
 
@@ -212,10 +195,7 @@ auto record_migrate(Tape<Exec>& tape, const MigrationPlan<Exec>& plan, const X& 
   Variable<E> out = sphad::detail::TapeAccess::make_output<E>(tape, plan.after());
   detail::migrate_forward(tape.exec(), plan.data(), primal_view(x).data(),
                           const_cast<E*>(out.data()));
-  if constexpr (is_variable_v<X>) {
-    sphad::detail::TapeAccess::push(
-        tape, std::make_unique<detail::MigrateRecord<Exec, E>>(plan.shared(), x, out));
-  }
+  detail::push_linear<detail::AddMigratedBack>(tape, plan.shared(), x, out, "x");
   return out;
 }
 

@@ -6,6 +6,7 @@
 
 #include <sphad/ad/tape.hpp>
 #include <sphad/ad/variable.hpp>
+#include <sphad/dist/detail/linear_record.hpp>
 #include <sphad/dist/halo.hpp>
 #include <sphad/exec/buffer.hpp>
 #include <sphad/exec/copy.hpp>
@@ -26,65 +27,28 @@ namespace sphad::dist {
 
 namespace detail {
 
-/// A recorded y = G x: its backward adds Gᵀ ȳ to x̄.
-template <class Exec, class E>
-struct HaloGatherRecord final : sphad::detail::Record<Exec> {
-  std::shared_ptr<const HaloData<Exec>> plan;
-  Variable<E> x;
-  Variable<E> output;
-  std::vector<sphad::detail::VersionSnapshot> snapshots;
-  HaloGatherRecord(std::shared_ptr<const HaloData<Exec>> p, Variable<E> in, Variable<E> out)
-      : plan(std::move(p)), x(std::move(in)), output(std::move(out)) {
-    sphad::detail::snapshot_version(snapshots, "owned", x);
-    sphad::detail::snapshot_version(snapshots, "output", output);
-  }
-  void check_versions() const override { sphad::detail::check_snapshots(snapshots); }
-  std::int64_t bytes() const override { return 0; }
-  void backward(Tape<Exec>& tape) const override {
-    const Span<E> ybar = sphad::detail::TapeAccess::gradient_slot(tape, output, true);
-    const Span<E> xbar = sphad::detail::TapeAccess::gradient_slot(tape, x);
-    scatter_add(tape.exec(), *plan, ybar.data(), xbar.data(), true);
+/// x̄ += Gᵀ ȳ: the backward of a recorded gather.
+struct AddScatter {
+  template <class Exec, class E>
+  void operator()(const Exec& exec, const HaloData<Exec>& plan, const E* ybar, E* xbar) const {
+    scatter_add(exec, plan, ybar, xbar, true);
   }
 };
 
-/// A recorded x = Gᵀ y: its backward adds G x̄ to ȳ.
-template <class Exec, class E>
-struct HaloScatterAddRecord final : sphad::detail::Record<Exec> {
-  std::shared_ptr<const HaloData<Exec>> plan;
-  Variable<E> y;
-  Variable<E> output;
-  std::vector<sphad::detail::VersionSnapshot> snapshots;
-  HaloScatterAddRecord(std::shared_ptr<const HaloData<Exec>> p, Variable<E> in, Variable<E> out)
-      : plan(std::move(p)), y(std::move(in)), output(std::move(out)) {
-    sphad::detail::snapshot_version(snapshots, "extended", y);
-    sphad::detail::snapshot_version(snapshots, "output", output);
-  }
-  void check_versions() const override { sphad::detail::check_snapshots(snapshots); }
-  std::int64_t bytes() const override { return 0; }
-  void backward(Tape<Exec>& tape) const override {
-    const Span<E> xbar = sphad::detail::TapeAccess::gradient_slot(tape, output, true);
-    const Span<E> ybar = sphad::detail::TapeAccess::gradient_slot(tape, y);
-    gather(tape.exec(), *plan, xbar.data(), ybar.data(), true);
+/// ȳ += G x̄: the backward of a recorded scatter-add.
+struct AddGather {
+  template <class Exec, class E>
+  void operator()(const Exec& exec, const HaloData<Exec>& plan, const E* xbar, E* ybar) const {
+    gather(exec, plan, xbar, ybar, true);
   }
 };
 
-/// A recorded sum over ranks of one element: every rank holds the sum, and the loss is that one
-/// value (each rank seeds its copy alike), so x̄ = ȳ on every rank.
-template <class Exec, class E>
-struct AllSumRecord final : sphad::detail::Record<Exec> {
-  Variable<E> x;
-  Variable<E> output;
-  std::vector<sphad::detail::VersionSnapshot> snapshots;
-  AllSumRecord(Variable<E> in, Variable<E> out) : x(std::move(in)), output(std::move(out)) {
-    sphad::detail::snapshot_version(snapshots, "x", x);
-    sphad::detail::snapshot_version(snapshots, "output", output);
-  }
-  void check_versions() const override { sphad::detail::check_snapshots(snapshots); }
-  std::int64_t bytes() const override { return 0; }
-  void backward(Tape<Exec>& tape) const override {
-    const Span<E> ybar = sphad::detail::TapeAccess::gradient_slot(tape, output, true);
-    const Span<E> xbar = sphad::detail::TapeAccess::gradient_slot(tape, x);
-    exec::for_each_index(tape.exec(), 1, sphad::detail::AddInto<E>{xbar.data(), ybar.data()});
+/// x̄ += ȳ: the backward of a sum over ranks (the loss is the one value every rank holds, each
+/// rank seeding its copy alike).
+struct AddShare {
+  template <class Exec, class E>
+  void operator()(const Exec& exec, const Communicator&, const E* ybar, E* xbar) const {
+    exec::for_each_index(exec, 1, sphad::detail::AddInto<E>{xbar, ybar});
   }
 };
 
@@ -105,10 +69,7 @@ auto record_halo_gather(Tape<Exec>& tape, const HaloPlan<Exec>& plan, const X& o
   Variable<E> out = sphad::detail::TapeAccess::make_output<E>(tape, plan.extended());
   detail::gather(tape.exec(), plan.data(), primal_view(owned).data(), const_cast<E*>(out.data()),
                  false);
-  if constexpr (is_variable_v<X>) {
-    sphad::detail::TapeAccess::push(
-        tape, std::make_unique<detail::HaloGatherRecord<Exec, E>>(plan.shared(), owned, out));
-  }
+  detail::push_linear<detail::AddScatter>(tape, plan.shared(), owned, out, "owned");
   return out;
 }
 
@@ -126,10 +87,7 @@ auto record_halo_scatter_add(Tape<Exec>& tape, const HaloPlan<Exec>& plan, const
   Variable<E> out = sphad::detail::TapeAccess::make_output<E>(tape, plan.owned());
   detail::scatter_add(tape.exec(), plan.data(), primal_view(extended).data(),
                       const_cast<E*>(out.data()), false);
-  if constexpr (is_variable_v<X>) {
-    sphad::detail::TapeAccess::push(tape, std::make_unique<detail::HaloScatterAddRecord<Exec, E>>(
-                                              plan.shared(), extended, out));
-  }
+  detail::push_linear<detail::AddGather>(tape, plan.shared(), extended, out, "extended");
   return out;
 }
 
@@ -159,9 +117,8 @@ auto record_all_sum(Tape<Exec>& tape, const Communicator& comm, const X& x) {
   const Buffer<E, Exec> sum = all_sum(comm, tape.exec(), primal_view(x));
   Variable<E> out = sphad::detail::TapeAccess::make_output<E>(tape, 1);
   exec::copy(tape.exec(), sum.data(), const_cast<E*>(out.data()), 1);
-  if constexpr (is_variable_v<X>) {
-    sphad::detail::TapeAccess::push(tape, std::make_unique<detail::AllSumRecord<Exec, E>>(x, out));
-  }
+  detail::push_linear<detail::AddShare>(tape, std::make_shared<const Communicator>(comm), x, out,
+                                        "x");
   return out;
 }
 
