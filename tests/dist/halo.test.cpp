@@ -340,7 +340,8 @@ TEST_CASE("dist: decompositions balance their weight", "[dist][decomposition]") 
     }
   }
   // Weighted by pair counts (the list's row lengths): the free-surface rows weigh less.
-  const SearchPoints<2, double> points{view_of(x), view_of(std::vector<double>(x.size(), 0.15))};
+  const std::vector<double> supports(x.size(), 0.15);
+  const SearchPoints<2, double> points{view_of(x), view_of(supports)};
   const auto list =
       build_neighbor_list<SupportScheme::Gather>(exec::host{}, points, points, domain);
   const auto pairs = dist::pair_weights(exec::host{}, list);
