@@ -7,8 +7,13 @@
 #include <sphad/dist/communicator.hpp>
 #include <sphad/exec/copy.hpp>
 #include <sphad/exec/host.hpp>
+#if defined(__CUDACC__)
+#include <sphad/exec/cuda.hpp>
+#endif
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
@@ -16,7 +21,7 @@
 /// \brief `dist::detail::Pattern`: how many elements each rank sends every other in one
 /// all-to-all exchange (a halo's or a migration's), and `exchange`, which moves the elements
 /// along it forward or back — host memory to MPI directly, device memory directly with a
-/// CUDA-aware MPI, else staged through host copies.
+/// CUDA-aware MPI, else staged through page-locked host buffers that the plan keeps.
 
 namespace sphad::dist::detail {
 
@@ -27,6 +32,10 @@ struct Pattern {
   std::vector<int> send_counts_int, send_offsets, receive_counts_int, receive_offsets;
   std::int64_t sends = 0, receives = 0;
   bool device_direct = false; ///< device pointers straight to MPI
+  /// Page-locked host buffers for staging device data (allocated at the first staged exchange,
+  /// grown when a larger element needs more; freed with the plan).
+  mutable std::shared_ptr<void> send_stage, receive_stage;
+  mutable std::size_t send_stage_bytes = 0, receive_stage_bytes = 0;
 
   /// Collective: the receive counts from the send counts.
   Pattern(const Communicator& c,
@@ -46,6 +55,51 @@ struct Pattern {
   }
 };
 
+#if defined(__CUDACC__)
+/// A page-locked host buffer of at least `bytes` in `stage` (reallocated when smaller).
+inline void* pinned(std::shared_ptr<void>& stage, std::size_t& have, std::size_t bytes) {
+  if (have < bytes) {
+    void* p = nullptr;
+    sphad::detail::check_cuda(cudaMallocHost(&p, bytes), "cudaMallocHost");
+    stage = std::shared_ptr<void>(p, [](void* q) { cudaFreeHost(q); });
+    have = bytes;
+  }
+  return stage.get();
+}
+
+/// A device exchange through the plan's page-locked host buffers: copy out on the stream, wait,
+/// exchange, copy in, wait (the buffers are reused by the next exchange).
+template <class E>
+void staged_exchange(const exec::cuda& exec,
+                     const Pattern& p,
+                     bool forward,
+                     const E* send,
+                     E* receive,
+                     const std::vector<int>& sc,
+                     const std::vector<int>& so,
+                     const std::vector<int>& rc,
+                     const std::vector<int>& ro) {
+  const std::size_t out = std::size_t(forward ? p.sends : p.receives) * sizeof(E);
+  const std::size_t in = std::size_t(forward ? p.receives : p.sends) * sizeof(E);
+  E* host_send = static_cast<E*>(pinned(p.send_stage, p.send_stage_bytes, out));
+  E* host_receive = static_cast<E*>(pinned(p.receive_stage, p.receive_stage_bytes, in));
+  if (out > 0) {
+    // host sync: an asynchronous copy into page-locked memory, waited for by the fence below
+    constexpr cudaMemcpyKind out_kind = cudaMemcpyDeviceToHost;
+    sphad::detail::check_cuda(cudaMemcpyAsync(host_send, send, out, out_kind, exec.stream),
+                              "cudaMemcpyAsync");
+  }
+  exec::fence(exec); // host sync: MPI reads the staged copy
+  p.comm.exchange(static_cast<const E*>(host_send), sc, so, host_receive, rc, ro);
+  if (in > 0) {
+    sphad::detail::check_cuda(
+        cudaMemcpyAsync(receive, host_receive, in, cudaMemcpyHostToDevice, exec.stream),
+        "cudaMemcpyAsync");
+  }
+  exec::fence(exec); // host sync: the staging buffers are reused by the next exchange
+}
+#endif
+
 /// Sends `send` ([sends] forward, [receives] back; in the space's memory) along the pattern
 /// (`forward`, or back from the receivers to the senders) into `receive`.
 template <class E, class Exec>
@@ -56,20 +110,11 @@ void exchange(const Exec& exec, const Pattern& p, bool forward, const E* send, E
   const auto& ro = forward ? p.receive_offsets : p.send_offsets;
   if constexpr (std::is_same_v<Exec, exec::host>) {
     p.comm.exchange(send, sc, so, receive, rc, ro);
+  } else if (p.device_direct) {
+    exec::fence(exec); // host sync: MPI reads device memory once the packing has finished
+    p.comm.exchange(send, sc, so, receive, rc, ro);
   } else {
-    if (p.device_direct) {
-      exec::fence(exec); // host sync: MPI reads device memory once the packing has finished
-      p.comm.exchange(send, sc, so, receive, rc, ro);
-      return;
-    }
-    const std::int64_t sends = forward ? p.sends : p.receives;
-    const std::int64_t receives = forward ? p.receives : p.sends;
-    // host sync: staging through host memory (an MPI without CUDA support)
-    const std::vector<E> staged = exec::to_host(exec, send, sends);
-    std::vector<E> received(static_cast<std::size_t>(receives));
-    p.comm.exchange(staged.data(), sc, so, received.data(), rc, ro);
-    exec::copy_from_host(exec, received.data(), receive, receives);
-    exec::fence(exec); // host sync: `received` is released on return
+    staged_exchange(exec, p, forward, send, receive, sc, so, rc, ro);
   }
 }
 
