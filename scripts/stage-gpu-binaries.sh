@@ -10,6 +10,9 @@ bash scripts/install-deps.sh
 [ -f build/cuda/CMakeCache.txt ] || cmake --preset cuda
 targets=(sphad_bench_cuda optimize_flow_cuda taylor_green_cuda dam_break_cuda)
 for test in tests/*/*.test.cu; do
+  # The distributed layer's CUDA test needs an MPI runtime (mpiexec, Open MPI's plugins) on the
+  # GPU machine: it runs under ctest there (`ctest -L dist`), not from .gpu/.
+  [ "$(basename "$(dirname "$test")")" = dist ] && continue
   targets+=("sphad_test_$(basename "$(dirname "$test")")_cuda")
 done
 cmake --build build/cuda -j "$(nproc)" --target "${targets[@]}"
