@@ -11,6 +11,7 @@
 #include <sphad/math/periodic.hpp>
 #include <sphad/math/vec.hpp>
 #include <sphad/search/neighbor_list.hpp>
+#include <sphad/search/support_radius.hpp>
 #include <sphad/span.hpp>
 
 #include <algorithm>
@@ -43,31 +44,35 @@ struct Decomposition {
 
   int ranks() const { return int(regions.size()); }
 
-  /// x wrapped into [min, max) on the periodic axes.
-  Vec<T, D> wrapped(Vec<T, D> x) const {
+  /// x wrapped into [min, max) on the periodic axes (`search::wrap_position`; a wrap that rounds
+  /// up to `max` lands on `min`).
+  Vec<T, D> wrapped(const Vec<T, D>& position) const {
+    Vec<T, D> x = search::wrap_position(domain, position);
     for (int a = 0; a < D; ++a) {
-      if (domain.periodic[a]) {
-        const T period = domain.max[a] - domain.min[a];
-        x[a] -= period * std::floor((x[a] - domain.min[a]) / period);
-        if (x[a] >= domain.max[a]) { // rounding
-          x[a] = domain.min[a];
-        }
+      if (domain.periodic[a] && x[a] >= domain.max[a]) {
+        x[a] = domain.min[a];
       }
     }
     return x;
+  }
+
+  /// Whether `box` holds the wrapped position x: [lo, hi) per axis, closed at the domain's `max`
+  /// on open axes.
+  bool contains(const Region<D, T>& box, const Vec<T, D>& x) const {
+    for (int a = 0; a < D; ++a) {
+      const bool closed_top = !domain.periodic[a] && box.hi[a] == domain.max[a];
+      if (!(x[a] >= box.lo[a] && (x[a] < box.hi[a] || (closed_top && x[a] == box.hi[a])))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /// The rank whose region holds x, or -1 (outside the box on an open axis, or not finite).
   int owner(const Vec<T, D>& position) const {
     const Vec<T, D> x = wrapped(position);
     for (int r = 0; r < ranks(); ++r) {
-      bool inside = true;
-      for (int a = 0; a < D && inside; ++a) {
-        const bool closed_top = !domain.periodic[a] && regions[r].hi[a] == domain.max[a];
-        inside = x[a] >= regions[r].lo[a] &&
-                 (x[a] < regions[r].hi[a] || (closed_top && x[a] == regions[r].hi[a]));
-      }
-      if (inside) {
+      if (contains(regions[std::size_t(r)], x)) {
         return r;
       }
     }
@@ -239,15 +244,6 @@ Decomposition<D, T> bisection(const Communicator& comm,
     int first, count; // ranks [first, first + count)
   };
   std::vector<Group> groups{{Region<D, T>{domain.min, domain.max}, 0, comm.size()}};
-  const auto inside = [&](const Region<D, T>& box, const Vec<T, D>& p) {
-    for (int a = 0; a < D; ++a) {
-      const bool top = !domain.periodic[a] && box.hi[a] == domain.max[a];
-      if (!(p[a] >= box.lo[a] && (p[a] < box.hi[a] || (top && p[a] == box.hi[a])))) {
-        return false;
-      }
-    }
-    return true;
-  };
   while (true) {
     std::vector<Group> splitting;
     std::vector<Group> next;
@@ -275,7 +271,7 @@ Decomposition<D, T> bisection(const Communicator& comm,
       std::vector<std::int64_t> sums(2 * m, 0);
       for (std::int64_t i = 0; i < n; ++i) {
         for (std::size_t g = 0; g < m; ++g) {
-          if (inside(splitting[g].box, x[std::size_t(i)])) {
+          if (out.contains(splitting[g].box, x[std::size_t(i)])) {
             sums[m + g] += weight(i);
             sums[g] += x[std::size_t(i)][axes[g]] < cuts[g] ? weight(i) : 0;
             break;

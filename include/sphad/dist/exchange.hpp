@@ -5,6 +5,7 @@
 #include <sphad/config.hpp>
 
 #include <sphad/dist/communicator.hpp>
+#include <sphad/errors.hpp>
 #include <sphad/exec/copy.hpp>
 #include <sphad/exec/host.hpp>
 #if defined(__CUDACC__)
@@ -14,7 +15,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 /// \file
@@ -54,6 +57,42 @@ struct Pattern {
     device_direct = device_memory && cuda_aware_mpi();
   }
 };
+
+/// Throws naming `plan` of `function` when a plan (halo or migration) is empty
+/// (default-constructed). Checked on this rank only: every rank holds its plans alike.
+template <class Plan>
+void require_plan(const Plan& plan, const char* function) {
+  SPHAD_REQUIRE(plan.shared() != nullptr, function, "plan", "is empty (default-constructed)");
+}
+
+/// Collective: the size check of the two views a plan moves data between (`in` has `in_size`
+/// elements where `in_need` are needed, `out` likewise); a failure on any rank throws, naming the
+/// view of the wrong size, on every rank.
+inline void require_sizes(const Communicator& comm,
+                          const char* function,
+                          const char* in,
+                          std::int64_t in_size,
+                          std::int64_t in_need,
+                          const char* out,
+                          std::int64_t out_size,
+                          std::int64_t out_need) {
+  const bool in_ok = in_size == in_need;
+  comm.require_all_named(in_ok && out_size == out_need, function, [&] {
+    return std::make_pair(std::string(in_ok ? out : in),
+                          sphad::detail::concat("has ", in_ok ? out_size : in_size,
+                                                " elements where ", in_ok ? out_need : in_need,
+                                                " are needed"));
+  });
+}
+
+/// The same for one view.
+inline void require_size(const Communicator& comm,
+                         const char* function,
+                         const char* view,
+                         std::int64_t size,
+                         std::int64_t need) {
+  require_sizes(comm, function, view, size, need, view, need, need);
+}
 
 #if defined(__CUDACC__)
 /// A page-locked host buffer of at least `bytes` in `stage` (reallocated when smaller).

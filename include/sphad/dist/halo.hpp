@@ -140,29 +140,6 @@ private:
 
 namespace detail {
 
-template <class Exec>
-void require_plan(const HaloPlan<Exec>& plan, const char* function) {
-  SPHAD_REQUIRE(plan.shared() != nullptr, function, "plan", "is empty (default-constructed)");
-}
-
-/// The collective size check of an exchange's two views.
-template <class Exec>
-void require_sizes(const HaloPlan<Exec>& plan,
-                   std::int64_t in,
-                   std::int64_t need_in,
-                   const char* in_name,
-                   std::int64_t out,
-                   std::int64_t need_out,
-                   const char* out_name,
-                   const char* function) {
-  const bool in_ok = in == need_in;
-  plan.communicator().require_all_named(in_ok && out == need_out, function, [&] {
-    return std::make_pair(std::string(in_ok ? out_name : in_name),
-                          sphad::detail::concat("has ", in_ok ? out : in, " elements where ",
-                                                in_ok ? need_out : need_in, " are needed"));
-  });
-}
-
 /// y = G x: y[0, n) = x and the ghosts after (`add`: y += G x).
 template <class E, class Exec>
 void gather(const Exec& exec, const HaloData<Exec>& plan, const E* x, E* y, bool add) {
@@ -213,8 +190,8 @@ void halo_gather(const Exec& exec,
                  Span<const E> owned,
                  Span<E> extended) {
   detail::require_plan(plan, "dist::halo_gather");
-  detail::require_sizes(plan, owned.size(), plan.owned(), "owned", extended.size(), plan.extended(),
-                        "extended", "dist::halo_gather");
+  detail::require_sizes(plan.communicator(), "dist::halo_gather", "owned", owned.size(),
+                        plan.owned(), "extended", extended.size(), plan.extended());
   detail::gather(exec, plan.data(), owned.data(), extended.data(), false);
 }
 
@@ -236,8 +213,8 @@ void halo_scatter_add(const Exec& exec,
                       Span<const E> extended,
                       Span<E> owned) {
   detail::require_plan(plan, "dist::halo_scatter_add");
-  detail::require_sizes(plan, extended.size(), plan.extended(), "extended", owned.size(),
-                        plan.owned(), "owned", "dist::halo_scatter_add");
+  detail::require_sizes(plan.communicator(), "dist::halo_scatter_add", "extended", extended.size(),
+                        plan.extended(), "owned", owned.size(), plan.owned());
   detail::scatter_add(exec, plan.data(), extended.data(), owned.data(), false);
 }
 

@@ -138,23 +138,6 @@ private:
 
 namespace detail {
 
-template <class Exec>
-void require_sizes(const MigrationPlan<Exec>& plan,
-                   std::int64_t in,
-                   std::int64_t out,
-                   const char* in_name,
-                   const char* out_name,
-                   const char* function) {
-  SPHAD_REQUIRE(plan.shared() != nullptr, function, "plan", "is empty (default-constructed)");
-  const bool in_ok = in == plan.before();
-  plan.communicator().require_all_named(in_ok && out == plan.after(), function, [&] {
-    return std::make_pair(std::string(in_ok ? out_name : in_name),
-                          sphad::detail::concat("has ", in_ok ? out : in, " elements where ",
-                                                in_ok ? plan.after() : plan.before(),
-                                                " are needed"));
-  });
-}
-
 /// x̄ += Mᵀ ȳ: the backward of a recorded migration.
 struct AddMigratedBack {
   template <class Exec, class E>
@@ -170,7 +153,9 @@ struct AddMigratedBack {
 /// Throws naming the view of the wrong size, on every rank.
 template <class E, class Exec>
 void migrate(const Exec& exec, const MigrationPlan<Exec>& plan, Span<const E> in, Span<E> out) {
-  detail::require_sizes(plan, in.size(), out.size(), "in", "out", "dist::migrate");
+  detail::require_plan(plan, "dist::migrate");
+  detail::require_sizes(plan.communicator(), "dist::migrate", "in", in.size(), plan.before(), "out",
+                        out.size(), plan.after());
   detail::migrate_forward(exec, plan.data(), in.data(), out.data());
 }
 
@@ -191,7 +176,8 @@ auto record_migrate(Tape<Exec>& tape, const MigrationPlan<Exec>& plan, const X& 
   using E = view_element_t<X>;
   constexpr const char* function = "dist::record_migrate";
   sphad::detail::require_tracks_an_array(x, &tape, function, "x");
-  detail::require_sizes(plan, x.size(), plan.after(), "x", "x", function);
+  detail::require_plan(plan, function);
+  detail::require_size(plan.communicator(), function, "x", x.size(), plan.before());
   Variable<E> out = sphad::detail::TapeAccess::make_output<E>(tape, plan.after());
   detail::migrate_forward(tape.exec(), plan.data(), primal_view(x).data(),
                           const_cast<E*>(out.data()));

@@ -64,8 +64,7 @@ auto record_halo_gather(Tape<Exec>& tape, const HaloPlan<Exec>& plan, const X& o
   constexpr const char* function = "dist::record_halo_gather";
   detail::require_plan(plan, function);
   sphad::detail::require_tracks_an_array(owned, &tape, function, "owned");
-  detail::require_sizes(plan, owned.size(), plan.owned(), "owned", plan.extended(), plan.extended(),
-                        "owned", function);
+  detail::require_size(plan.communicator(), function, "owned", owned.size(), plan.owned());
   Variable<E> out = sphad::detail::TapeAccess::make_output<E>(tape, plan.extended());
   detail::gather(tape.exec(), plan.data(), primal_view(owned).data(), const_cast<E*>(out.data()),
                  false);
@@ -82,8 +81,7 @@ auto record_halo_scatter_add(Tape<Exec>& tape, const HaloPlan<Exec>& plan, const
   constexpr const char* function = "dist::record_halo_scatter_add";
   detail::require_plan(plan, function);
   sphad::detail::require_tracks_an_array(extended, &tape, function, "extended");
-  detail::require_sizes(plan, extended.size(), plan.extended(), "extended", plan.owned(),
-                        plan.owned(), "extended", function);
+  detail::require_size(plan.communicator(), function, "extended", extended.size(), plan.extended());
   Variable<E> out = sphad::detail::TapeAccess::make_output<E>(tape, plan.owned());
   detail::scatter_add(tape.exec(), plan.data(), primal_view(extended).data(),
                       const_cast<E*>(out.data()), false);
