@@ -9,6 +9,10 @@
 
 #include <vector>
 
+#if SPHAD_HAS_OPENMP
+#include <omp.h>
+#endif
+
 TEST_CASE("search: cell keys are 64-bit, so grids past 2^32 cells keep their keys",
           "[search][errors]") {
   // A grid may have up to 8 Nr cells: past about 2^29 references a sparse domain's keys pass
@@ -36,4 +40,50 @@ TEST_CASE("search: cell keys are 64-bit, so grids past 2^32 cells keep their key
   exec::stable_sort_by_key(exec::host{}, k.data(), v.data(), 5, 34);
   CHECK(k == std::vector<std::uint64_t>{3, 3, 1ull << 32, 1ull << 33, (1ull << 33) + 5});
   CHECK(v == std::vector<int>{1, 4, 2, 3, 0});
+}
+
+TEST_CASE("search: the host's one-pass list is the same on any thread count and equals the two "
+          "passes",
+          "[search]") {
+  // The host finds each row once, every thread's rows into its own buffer: the rows must not
+  // depend on how the queries are split, and must equal the count-then-write passes (which the
+  // capacity variant keeps), with periodic axes whose stencils wrap and one that does not.
+  using namespace sphad;
+  const exec::host exec;
+  const auto domain = test::cube<3>(2);
+  const auto cloud = test::random_cloud<3>(exec, domain, 1500, 21);
+  constexpr SupportScheme S = SupportScheme::SuperSymmetric;
+  const auto build = [&] {
+    return build_neighbor_list<S>(exec, cloud.host(), cloud.host(), domain);
+  };
+#if SPHAD_HAS_OPENMP
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(1);
+  const auto one = build();
+  omp_set_num_threads(3);
+  const auto three = build();
+  omp_set_num_threads(threads);
+#else
+  const auto one = build();
+  const auto three = build();
+#endif
+  REQUIRE(one.num_pairs > 10 * one.num_queries);
+  CHECK(std::vector<std::int64_t>(one.offsets.data(), one.offsets.data() + one.num_queries + 1) ==
+        std::vector<std::int64_t>(three.offsets.data(),
+                                  three.offsets.data() + three.num_queries + 1));
+  CHECK(
+      std::vector<std::int32_t>(one.neighbors.data(), one.neighbors.data() + one.num_pairs) ==
+      std::vector<std::int32_t>(three.neighbors.data(), three.neighbors.data() + three.num_pairs));
+  SearchOptions<double> options;
+  options.max_support = cloud.max_support();
+  std::vector<std::int64_t> offsets(std::size_t(one.num_queries + 1));
+  std::vector<std::int32_t> neighbors(std::size_t(one.num_pairs));
+  int overflow = -1;
+  build_neighbor_list_into<S>(exec, cloud.host(), cloud.host(), domain, options, offsets.data(),
+                              neighbors.data(), one.num_pairs, &overflow);
+  CHECK(overflow == 0);
+  CHECK(offsets ==
+        std::vector<std::int64_t>(one.offsets.data(), one.offsets.data() + one.num_queries + 1));
+  CHECK(neighbors ==
+        std::vector<std::int32_t>(one.neighbors.data(), one.neighbors.data() + one.num_pairs));
 }

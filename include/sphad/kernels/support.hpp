@@ -8,6 +8,8 @@
 #include <sphad/kernels/evaluate.hpp>
 #include <sphad/math/scalar.hpp>
 
+#include <type_traits>
+
 /// \file
 /// \brief Support schemes: how a pair (i, j) with supports h_i, h_j is evaluated.
 
@@ -123,15 +125,23 @@ struct PairAdjoint {
   T h_j{};
 };
 
+/// No second linearization: the schemes that evaluate the kernel once (at h_ij).
+struct NoSecondLinearization {};
+
 /// W_ij and ∇_i W_ij under scheme S evaluated once with what their adjoints need, from the
 /// single-support `KernelLinearization`s: the averaging schemes hold h_i's and h_j's, the
-/// others h_ij's, whose h̄ goes where h_ij came from (`pair_support_adjoint`) — the transpose of
-/// `evaluate_pair`'s tangents.
+/// others h_ij's alone, whose h̄ goes where h_ij came from (`pair_support_adjoint`) — the
+/// transpose of `evaluate_pair`'s tangents. Built in one expression, with no member left to
+/// zero and overwrite: a struct filled by parts is copied with other widths than it was written
+/// in under some targets' tuning (a 64-byte reload of 8- and 32-byte stores), and the reverse
+/// sweep stalled on it (docs/performance.md).
 template <SupportScheme S, class T, int D>
 struct PairLinearization {
-  KernelLinearization<T, D> first{};  ///< at h_ij, or at h_i for the averaging schemes
-  KernelLinearization<T, D> second{}; ///< at h_j for the averaging schemes
-  T h_i{}, h_j{};
+  KernelLinearization<T, D> first; ///< at h_ij, or at h_i for the averaging schemes
+  /// At h_j for the averaging schemes (nothing for the others).
+  std::conditional_t<averages_evaluations_v<S>, KernelLinearization<T, D>, NoSecondLinearization>
+      second;
+  T h_i, h_j;
 
   /// W_ij, bitwise as `pair_value` computes it for plain scalars.
   SPHAD_HOST_DEVICE SPHAD_INLINE T w() const {
@@ -160,20 +170,14 @@ struct PairLinearization {
   /// The adjoints for W_ij's cotangent, ∇W_ij's, or both (`KernelLinearization::adjoint`).
   template <class... Cotangents>
   SPHAD_HOST_DEVICE SPHAD_INLINE PairAdjoint<T, D> adjoint(const Cotangents&... bars) const {
-    PairAdjoint<T, D> out;
     const KernelAdjoint<T, D> a = first.adjoint(bars...);
     if constexpr (averages_evaluations_v<S>) {
       const KernelAdjoint<T, D> b = second.adjoint(bars...);
-      out.x = (a.x + b.x) * primal_t<T>(0.5);
-      out.h_i = a.h * primal_t<T>(0.5);
-      out.h_j = b.h * primal_t<T>(0.5);
+      return {(a.x + b.x) * primal_t<T>(0.5), a.h * primal_t<T>(0.5), b.h * primal_t<T>(0.5)};
     } else {
       const SupportAdjoint<T> h = pair_support_adjoint<S>(h_i, h_j, a.h);
-      out.x = a.x;
-      out.h_i = h.h_i;
-      out.h_j = h.h_j;
+      return {a.x, h.h_i, h.h_j};
     }
-    return out;
   }
 };
 
@@ -181,16 +185,11 @@ struct PairLinearization {
 template <class K, SupportScheme S, class T, int D>
 SPHAD_HOST_DEVICE SPHAD_INLINE PairLinearization<S, T, D>
 pair_linearization(const Vec<T, D>& x_ij, const T& h_i, const T& h_j) {
-  PairLinearization<S, T, D> out;
   if constexpr (averages_evaluations_v<S>) {
-    out.first = linearize<K>(x_ij, h_i);
-    out.second = linearize<K>(x_ij, h_j);
+    return {linearize<K>(x_ij, h_i), linearize<K>(x_ij, h_j), h_i, h_j};
   } else {
-    out.first = linearize<K>(x_ij, pair_support<S>(h_i, h_j));
+    return {linearize<K>(x_ij, pair_support<S>(h_i, h_j)), {}, h_i, h_j};
   }
-  out.h_i = h_i;
-  out.h_j = h_j;
-  return out;
 }
 
 } // namespace kernels

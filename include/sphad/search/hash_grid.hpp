@@ -151,22 +151,19 @@ HashGrid<D, T, Exec> build_hash_grid(const Exec& exec,
   return grid;
 }
 
-/// Calls f(j) for every reference j of the grid that is a neighbour of the point (x_i, h_i)
-/// under scheme S (`is_neighbor` with the given skin), each once, in the canonical order: stencil
-/// cells in lexicographic order of their offsets (axis 0 slowest, −1 before 0 before +1, repeated
-/// cells of short periodic axes skipped), then ascending original index within a cell. Building a
-/// neighbour list and traversing the grid both go through here, so they visit the same pairs in
-/// the same order.
-template <SupportScheme S, int D, class T, class F>
-SPHAD_HOST_DEVICE void
-for_each_neighbor(const HashGridView<D, T>& grid, const Vec<T, D>& x_i, T h_i, T skin, F&& f) {
+/// Calls f(begin, end) for the sorted slots of the stencil cells around the wrapped point x, in
+/// the canonical order: stencil cells in lexicographic order of their offsets (axis 0 slowest,
+/// −1 before 0 before +1, repeated cells of short periodic axes skipped), each run of cells
+/// consecutive along the last axis as one range (their slots are contiguous: the last axis is
+/// the key's fastest), so a row of the stencil costs one or two ranges, not three.
+template <int D, class T, class F>
+SPHAD_HOST_DEVICE SPHAD_INLINE void
+for_each_candidate_range(const HashGridView<D, T>& grid, const Vec<T, D>& x, F&& f) {
   const auto& layout = grid.layout;
-  const Vec<T, D> x = wrap_position(layout.domain, x_i);
-  const PairPeriods<D, T> periods(layout.domain);
   const Vec<int, D> home = layout.cell_of(x);
   int cells[D][3] = {};
   int counts[D] = {};
-  int total = 1;
+  int outer = 1;
   for (int a = 0; a < D; ++a) {
     counts[a] = 0;
     for (int offset = -1; offset <= 1; ++offset) {
@@ -184,23 +181,47 @@ for_each_neighbor(const HashGridView<D, T>& grid, const Vec<T, D>& x_i, T h_i, T
         cells[a][counts[a]++] = c;
       }
     }
-    total *= counts[a];
+    outer *= a + 1 < D ? counts[a] : 1;
   }
-  for (int s = 0; s < total; ++s) {
+  constexpr int last = D - 1;
+  for (int s = 0; s < outer; ++s) {
     Vec<int, D> cell{};
     int rest = s;
-    for (int a = D - 1; a >= 0; --a) {
+    for (int a = last - 1; a >= 0; --a) {
       cell[a] = cells[a][rest % counts[a]];
       rest /= counts[a];
     }
-    const std::int64_t key = layout.key(cell);
-    for (std::int32_t slot = grid.cell_start[key]; slot < grid.cell_start[key + 1]; ++slot) {
+    for (int k = 0; k < counts[last];) {
+      int run = 1; // cells k, k + 1, ... consecutive along the last axis
+      while (k + run < counts[last] && cells[last][k + run] == cells[last][k] + run) {
+        ++run;
+      }
+      cell[last] = cells[last][k];
+      const std::int64_t key = layout.key(cell);
+      f(grid.cell_start[key], grid.cell_start[key + run]);
+      k += run;
+    }
+  }
+}
+
+/// Calls f(j) for every reference j of the grid that is a neighbour of the point (x_i, h_i)
+/// under scheme S (`is_neighbor` with the given skin), each once, in the canonical order of
+/// `for_each_candidate_range`, then ascending original index within a cell. Building a
+/// neighbour list and traversing the grid both go through here, so they visit the same pairs in
+/// the same order.
+template <SupportScheme S, int D, class T, class F>
+SPHAD_HOST_DEVICE void
+for_each_neighbor(const HashGridView<D, T>& grid, const Vec<T, D>& x_i, T h_i, T skin, F&& f) {
+  const Vec<T, D> x = wrap_position(grid.layout.domain, x_i);
+  const PairPeriods<D, T> periods(grid.layout.domain);
+  for_each_candidate_range(grid, x, [&](std::int32_t begin, std::int32_t end) {
+    for (std::int32_t slot = begin; slot < end; ++slot) {
       if (is_neighbor_wrapped<S>(periods, x, grid.sorted_positions[slot], h_i,
                                  grid.sorted_supports[slot], skin)) {
         f(grid.sorted_index[slot]);
       }
     }
-  }
+  });
 }
 
 } // namespace sphad::search

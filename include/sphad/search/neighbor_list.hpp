@@ -15,8 +15,11 @@
 #include <sphad/search/hash_grid.hpp>
 #include <sphad/search/points.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
+#include <vector>
 
 /// \file
 /// \brief CSR neighbour lists: for query i, `neighbors[offsets[i], offsets[i+1])`
@@ -211,6 +214,75 @@ void count_and_scan(const Exec& exec,
   exec::exclusive_scan(exec, offsets, offsets, nq + 1);
 }
 
+/// The host's list in one pass over the grid: the queries in cell order (`order`) split into
+/// `exec::host::concurrency()` chunks, each chunk appending its rows to its own buffer on one
+/// thread; then the offsets by a scan over the rows' counts in query order, and every chunk
+/// copies its rows to their places. Each row is found once, not counted then found again (the
+/// two passes the device build needs to size its output without a buffer per thread), and its
+/// content does not depend on the chunks: the same list as the two passes, bit for bit.
+template <SupportScheme S, int D, class T>
+void build_rows_once(const exec::host& exec,
+                     const HashGrid<D, T, exec::host>& grid,
+                     const SearchPoints<D, T>& queries,
+                     const std::int32_t* order,
+                     T skin,
+                     NeighborList<exec::host>& list) {
+  const std::int64_t nq = queries.size();
+  const int chunks =
+      int(std::max<std::int64_t>(1, std::min<std::int64_t>(nq, exec::host::concurrency())));
+  std::vector<std::vector<std::int32_t>> rows(static_cast<std::size_t>(chunks));
+  std::vector<std::int64_t> row_at(static_cast<std::size_t>(nq)); // row i's start in its buffer
+  std::int64_t* counts = list.offsets.data();
+  const auto view = grid.view();
+  const auto chunk_begin = [&](int c) { return nq * c / chunks; };
+#if SPHAD_HAS_OPENMP
+#pragma omp parallel for schedule(static, 1) if (chunks > 1)
+#endif
+  for (int c = 0; c < chunks; ++c) {
+    auto& out = rows[std::size_t(c)];
+    std::int64_t size = 0;
+    for (std::int64_t s = chunk_begin(c); s < chunk_begin(c + 1); ++s) {
+      const std::int32_t i = order[s];
+      row_at[std::size_t(i)] = size;
+      const Vec<T, D> x = wrap_position(view.layout.domain, queries.positions[i]);
+      const PairPeriods<D, T> periods(view.layout.domain);
+      const T h = queries.supports[i];
+      for_each_candidate_range(view, x, [&](std::int32_t begin, std::int32_t end) {
+        if (std::int64_t(out.size()) < size + (end - begin)) {
+          out.resize(std::max<std::size_t>(std::size_t(size + (end - begin)), 2 * out.size()));
+        }
+        // Every candidate is written and the end moves past the neighbours alone: no branch
+        // on the test (a third of the candidates pass, unpredictably).
+        std::int32_t* at = out.data();
+        for (std::int32_t slot = begin; slot < end; ++slot) {
+          at[size] = view.sorted_index[slot];
+          size += is_neighbor_wrapped<S>(periods, x, view.sorted_positions[slot], h,
+                                         view.sorted_supports[slot], skin)
+                      ? 1
+                      : 0;
+        }
+      });
+      counts[i] = size - row_at[std::size_t(i)];
+    }
+  }
+  counts[nq] = 0;
+  exec::exclusive_scan(exec, counts, counts, nq + 1);
+  list.num_pairs = counts[nq];
+  list.neighbors = Buffer<std::int32_t, exec::host>(exec, list.num_pairs);
+  std::int32_t* neighbors = list.neighbors.data();
+#if SPHAD_HAS_OPENMP
+#pragma omp parallel for schedule(static, 1) if (chunks > 1)
+#endif
+  for (int c = 0; c < chunks; ++c) {
+    const std::int32_t* from = rows[std::size_t(c)].data();
+    for (std::int64_t s = chunk_begin(c); s < chunk_begin(c + 1); ++s) {
+      const std::int32_t i = order[s];
+      std::copy(from + row_at[std::size_t(i)],
+                from + row_at[std::size_t(i)] + (counts[i + 1] - counts[i]), neighbors + counts[i]);
+    }
+  }
+}
+
 } // namespace search::detail
 
 namespace search {
@@ -233,8 +305,9 @@ HashGrid<D, T, Exec> build_search_grid(const Exec& exec,
 /// Builds the neighbour list of `queries` among `references` under support scheme S: j is a
 /// neighbour of i when |x_i − x_j| ≤ h_ij (+ skin), the minimum image on periodic axes, self
 /// pairs included. Queries and references may be the same set (pass the same view
-/// twice). Two passes over a grid of the references: count, scan, one host read of the total
-/// (on CUDA together with a flag for non-finite inputs found on the device), fill.
+/// twice). On the host one pass over a grid of the references (each thread's rows into its own
+/// buffer, then copied into place); on CUDA two: count, scan, one host read of the total
+/// (together with a flag for non-finite inputs found on the device), fill.
 /// Deterministic: the same input gives the same arrays.
 /// Throws `InvalidArgument` (before any launch, from host metadata) for mismatched sizes,
 /// non-finite or inverted domain bounds or an extent that overflows, a search radius ≥ L/2 on
@@ -253,8 +326,16 @@ NeighborList<Exec> build_neighbor_list(const Exec& exec,
   const std::int64_t nq = queries.size();
   NeighborList<Exec> list{Buffer<std::int64_t, Exec>(exec, nq + 1), Buffer<std::int32_t, Exec>(),
                           nq, 0};
-  Buffer<int, Exec> bad_input(exec, 2);
   const auto order = search::detail::query_order(exec, grid, queries);
+  list.num_references = references.size();
+  list.scheme = static_cast<int>(S);
+  list.radius = double(grid.radius);
+  if constexpr (std::is_same_v<Exec, exec::host>) {
+    // The host has checked every value already (`validate_search`): one pass, no read back.
+    search::detail::build_rows_once<S>(exec, grid, queries, order.data(), options.skin, list);
+    return list;
+  }
+  Buffer<int, Exec> bad_input(exec, 2);
   search::detail::count_and_scan<S>(exec, grid, queries, references, order.data(), options.skin,
                                     options.max_support, list.offsets.data(), bad_input.data());
   Buffer<std::int64_t, Exec> status(exec, 3);
@@ -269,9 +350,6 @@ NeighborList<Exec> build_neighbor_list(const Exec& exec,
                 sphad::detail::concat("is below a support of `queries` or `references` (got ",
                                       options.max_support, "): pairs would be missed"));
   list.num_pairs = host_status[0];
-  list.num_references = references.size();
-  list.scheme = static_cast<int>(S);
-  list.radius = double(grid.radius);
   list.neighbors = Buffer<std::int32_t, Exec>(exec, list.num_pairs);
   exec::for_each_index(exec, nq,
                        search::detail::WriteNeighbors<S, D, T>{
