@@ -6,6 +6,7 @@
 # pair with callgrind at N = 10⁴ (default and x86-64-v3: valgrind runs no AVX-512, so not the
 # native build on machines that have it). Prints one table per measure.
 #   scripts/pair-costs.sh [build-dir] [rounds]     (default build/pairs, 5 rounds)
+# PAIR_COSTS_FILTER=regex narrows the benchmarks; PAIR_COSTS_CALLGRIND=0 skips the counts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build/pairs}
@@ -22,7 +23,7 @@ for round in $(seq "$rounds"); do
       --benchmark_format=json > "$out/$v.$round.json" 2> /dev/null
   done
 done
-for v in sphad_bench_pairs sphad_bench_pairs_v3; do
+[ "${PAIR_COSTS_CALLGRIND:-1}" = 0 ] || for v in sphad_bench_pairs sphad_bench_pairs_v3; do
   (cd "$out" && valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$out/$v.cg.%p" \
     "$OLDPWD/$build/bench/$v" --benchmark_filter="$filter.*/10000(/|$)" \
     --benchmark_min_time=0.000001 > /dev/null 2>&1)

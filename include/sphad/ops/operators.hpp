@@ -45,6 +45,8 @@ struct Density : detail::OperatorBase<Kernel, Support>, KernelQuantity<KernelPar
   static constexpr bool needs_values = false;
   template <int D, class T, class F>
   using output_t = T;
+  /// `combine` is arithmetic alone (no branch): the host evaluates it on SIMD lanes.
+  static constexpr bool lanewise_combine = true;
   template <class P, class G>
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto combine(const P& p, const G& w) {
     return p.m_j * w;
@@ -63,6 +65,7 @@ struct Interpolate : detail::OperatorBase<Kernel, Support>,
   static constexpr bool needs_values = true;
   template <int D, class T, class F>
   using output_t = F;
+  static constexpr bool lanewise_combine = true; ///< arithmetic alone (no branch)
   template <class P, class G>
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto combine(const P& p, const G& w) {
     return p.f_j * (p.volume_j * w);
@@ -81,6 +84,8 @@ struct Gradient : detail::FieldDerivative<Kernel, Support>,
   static constexpr bool accepts_field = detail::is_field_v<F>;
   template <int D, class T, class F>
   using output_t = decltype(detail::outer_with(std::declval<F>(), std::declval<Vec<T, D>>()));
+  /// The coefficient is arithmetic alone (no branch) but for the Symmetric scheme's quotients.
+  static constexpr bool lanewise_combine = Scheme != GradientScheme::Symmetric;
   template <class P>
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto particle_part(const P& p) {
     return detail::coefficient<Scheme>(p);
