@@ -54,6 +54,11 @@ struct KindFilter {
   SPHAD_HOST_DEVICE SPHAD_INLINE bool accepts_reference(std::int32_t kind) const {
     return everything || (kind >= 0 && kind < 4 && ((reference >> kind) & 1u));
   }
+  /// Whether every reference of a valid kind (one of the four, as every call checks) passes:
+  /// the pair loops then test none.
+  SPHAD_HOST_DEVICE SPHAD_INLINE bool accepts_every_kind() const {
+    return everything || (reference & 15u) == 15u;
+  }
 };
 
 namespace detail {

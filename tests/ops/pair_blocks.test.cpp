@@ -4,6 +4,9 @@
 // Both must give the same bits, for every operator form the blocks serve (packed combination,
 // lane-by-lane combination), kernel, support scheme, kind filter, dimension and precision,
 // with rows of every length mod L, pairs across periodic boundaries and a zero density (V_j = 0).
+// The reverse sweep linearizes L kernels at once too: its gradients must be the bits of the same
+// sweep with a kernel the blocks do not take (the same Wendland, as a user type).
+#include <sphad/corrections.hpp>
 #include <sphad/ops.hpp>
 #include <sphad/search.hpp>
 
@@ -86,11 +89,111 @@ void check_blocks(const Cloud<D, T>& c, const Values& values) {
   }
 }
 
+/// The JVP of Op with N position directions (both roles, or the queries' alone) over the list
+/// (the kernel part on packs with tangents) and over the grid (dual numbers pair by pair): the
+/// same bits.
+template <class Op, int N, int D, class T, class Values>
+void check_jvp_blocks(const Cloud<D, T>& c, const Values& values) {
+  const exec::host ex;
+  const auto s = c.p.view();
+  constexpr SupportScheme S = Op::support;
+  const auto list = build_neighbor_list<S>(ex, s.search_points(), s.search_points(), c.domain);
+  const auto grid =
+      search::build_search_grid<S>(ex, s.search_points(), s.search_points(), c.domain);
+  std::vector<Vec<T, D>> dx(c.f.size() * N);
+  for (std::size_t k = 0; k < dx.size(); ++k) {
+    for (int a = 0; a < D; ++a) {
+      dx[k][a] = T(std::cos(0.37 * double(k) + a)); // zero in no lane
+    }
+  }
+  const auto moving = s.with_positions(with_tangents<N>(s.positions, span(dx)));
+  const ApplyOptions<T> options{OperationDirection::FluidToFluid};
+  for (const bool both : {true, false}) {
+    INFO("tangents on both roles " << both);
+    const auto run = [&](const auto& adjacency) {
+      if constexpr (std::is_same_v<Values, ops::NoField>) {
+        return both ? apply<Op>(ex, moving, moving, c.domain, adjacency, options)
+                    : apply<Op>(ex, moving, s, c.domain, adjacency, options);
+      } else {
+        return both ? apply<Op>(ex, moving, moving, c.domain, adjacency, values, values, options)
+                    : apply<Op>(ex, moving, s, c.domain, adjacency, values, values, options);
+      }
+    };
+    CHECK(same_bits(run(list), run(grid)));
+  }
+}
+
+/// Wendland4 as a user's kernel type: the same members, but not one the blocks take (pair by
+/// pair everywhere).
+struct PairByPairWendland4 : kernels::Wendland4 {};
+
+/// The reverse pass of Op<Wendland4> (the kernels linearized in blocks) and of
+/// Op<PairByPairWendland4> (pair by pair), positions, supports and masses tracked, over a list
+/// in one direction, both roles one set: the same output and gradients, bit for bit.
+template <template <class> class Op, int D, class T, class Values, class Seed, class Corr>
+void check_reverse_blocks(const Cloud<D, T>& c,
+                          const Values& values,
+                          const std::vector<Seed>& seed,
+                          const Corr& corrections) {
+  const exec::host ex;
+  constexpr SupportScheme S = Op<kernels::Wendland4>::support;
+  const auto base = c.p.view();
+  const auto list =
+      build_neighbor_list<S>(ex, base.search_points(), base.search_points(), c.domain);
+  const auto run = [&](auto kernel) {
+    using K = decltype(kernel);
+    auto x = std::vector<Vec<T, D>>(base.positions.data(), base.positions.data() + seed.size());
+    auto h = std::vector<T>(base.supports.data(), base.supports.data() + seed.size());
+    auto m = std::vector<T>(base.masses.data(), base.masses.data() + seed.size());
+    const Variable<Vec<T, D>> xv(x);
+    const Variable<T> hv(h), mv(m);
+    const auto s = base.with_positions(xv).with_supports(hv).with_masses(mv);
+    Tape<exec::host> tape(ex);
+    const ApplyOptions<T> options{OperationDirection::FluidToFluid};
+    const auto y = [&] {
+      if constexpr (std::is_same_v<Values, ops::NoField>) {
+        return record<Op<K>>(tape, s, s, c.domain, list, options, corrections);
+      } else {
+        return record<Op<K>>(tape, s, s, c.domain, list, values, values, options, corrections);
+      }
+    }();
+    tape.backward(y, span(seed));
+    const auto copy = [](auto g) {
+      return std::vector<std::decay_t<decltype(g[0])>>(g.data(), g.data() + g.size());
+    };
+    return std::make_tuple(copy(Span<const Seed>(y.data(), y.size())), copy(tape.gradient(xv)),
+                           copy(tape.gradient(hv)), copy(tape.gradient(mv)));
+  };
+  const auto blocks = run(kernels::Wendland4{});
+  const auto pairs = run(PairByPairWendland4{});
+  CHECK(same_bits(std::get<0>(blocks), std::get<0>(pairs)));
+  CHECK(same_bits(std::get<1>(blocks), std::get<1>(pairs)));
+  CHECK(same_bits(std::get<2>(blocks), std::get<2>(pairs)));
+  CHECK(same_bits(std::get<3>(blocks), std::get<3>(pairs)));
+}
+
+template <class K>
+using DensityOf = ops::Density<K>;
+template <class K>
+using ScatterDensityOf = ops::Density<K, SupportScheme::Scatter>;
+template <class K>
+using InterpolateOf = ops::Interpolate<K>;
+template <class K>
+using DifferenceOf = ops::Gradient<K, G::Difference>;
+template <class K>
+using MeanGradientOf = ops::Gradient<K, G::Difference, SupportScheme::KernelMeanSymmetric>;
+template <class K>
+using SymmetricOf = ops::Gradient<K, G::Symmetric, SupportScheme::PartialSymmetric>;
+template <class K>
+using DivergenceOf = ops::Divergence<K, G::Difference, SupportScheme::MeanSymmetric>;
+
 template <int D, class T, SupportScheme S, class K = kernels::Wendland4>
 void check_schemes(bool periodic) {
   const Cloud<D, T> c(periodic);
   check_blocks<ops::Density<K, S>>(c, ops::NoField{});
   check_blocks<ops::Gradient<K, G::Difference, S>>(c, span(c.f));
+  check_jvp_blocks<ops::Density<K, S>, 1>(c, ops::NoField{});
+  check_jvp_blocks<ops::Gradient<K, G::Difference, S>, 2>(c, span(c.f));
 }
 
 } // namespace
@@ -126,5 +229,52 @@ TEST_CASE("pair blocks: every support scheme, 2D and 3D, double and float", "[op
     check_schemes<3, double, SupportScheme::MeanSymmetric>(periodic);
     check_schemes<2, float, SupportScheme::Gather>(periodic);
     check_schemes<3, float, SupportScheme::Scatter>(periodic);
+  }
+}
+
+TEST_CASE("pair blocks: position JVPs give the bits of dual numbers pair by pair",
+          "[ops][blocks][jvp]") {
+  for (const bool periodic : {true, false}) {
+    INFO("periodic " << periodic);
+    const Cloud<2, double> c(periodic);
+    const auto f = span(c.f);
+    const auto v = span(c.v);
+    using K = kernels::Wendland4;
+    check_jvp_blocks<ops::Density<K>, 1>(c, ops::NoField{});
+    check_jvp_blocks<ops::Density<kernels::Wendland2>, 3>(c, ops::NoField{});
+    check_jvp_blocks<ops::Interpolate<K>, 1>(c, f);
+    check_jvp_blocks<ops::Gradient<kernels::Wendland2, G::Difference>, 1>(c, f);
+    check_jvp_blocks<ops::Gradient<kernels::Wendland6, G::Symmetric>, 2>(c, f);
+    check_jvp_blocks<ops::Divergence<K, G::Difference>, 1>(c, v);
+  }
+}
+
+TEST_CASE("pair blocks: the reverse sweep's linearized kernels give the bits of pair by pair",
+          "[ops][blocks][reverse]") {
+  for (const bool periodic : {true, false}) {
+    INFO("periodic " << periodic);
+    const Cloud<2, double> c(periodic);
+    const auto f = span(c.f);
+    const auto v = span(c.v);
+    const std::vector<double> scalar_seed(c.f.size(), 0.75);
+    std::vector<Vec<double, 2>> vector_seed(c.f.size());
+    for (std::size_t k = 0; k < vector_seed.size(); ++k) {
+      vector_seed[k] = {std::sin(double(k)), 0.5 - 0.001 * double(k)};
+    }
+    const ops::Uncorrected none{};
+    check_reverse_blocks<DensityOf>(c, ops::NoField{}, scalar_seed, none);
+    check_reverse_blocks<ScatterDensityOf>(c, ops::NoField{}, scalar_seed, none);
+    check_reverse_blocks<InterpolateOf>(c, f, scalar_seed, none);
+    check_reverse_blocks<DifferenceOf>(c, f, vector_seed, none);
+    check_reverse_blocks<MeanGradientOf>(c, f, vector_seed, none);
+    check_reverse_blocks<SymmetricOf>(c, f, vector_seed, none);
+    check_reverse_blocks<DivergenceOf>(c, v, scalar_seed, none);
+    // A corrected gradient: CRK's states (computed once) applied after the blocks' kernels.
+    const exec::host ex;
+    const auto s = c.p.view();
+    const auto list = build_neighbor_list<SupportScheme::SuperSymmetric>(
+        ex, s.search_points(), s.search_points(), c.domain);
+    const auto crk = corrections::compute_crk_factors<kernels::Wendland4>(ex, s, c.domain, list);
+    check_reverse_blocks<DifferenceOf>(c, f, vector_seed, ops::Corrections{crk.state()});
   }
 }

@@ -7,6 +7,7 @@
 #include <sphad/ad/scalar_traits.hpp>
 #include <sphad/domain.hpp>
 #include <sphad/ops/corrections.hpp>
+#include <sphad/ops/detail/block_rows.hpp>
 #include <sphad/ops/detail/pair_block.hpp>
 #include <sphad/ops/operator_concept.hpp>
 #include <sphad/ops/pair.hpp>
@@ -189,6 +190,7 @@ template <class Op,
           class Store>
 struct Evaluate {
   using Types = CallTypes<Op, Queries, References, QueryValues, ReferenceValues, Corr>;
+  using Operator = Op;
   using T = typename Types::scalar;
   using S = typename Types::pair_scalars;
   using F = typename Types::field;
@@ -324,7 +326,7 @@ struct Evaluate {
 
   static constexpr int L = row_lanes<primal_t<T>>();
   static constexpr bool blocks =
-      takes_pair_blocks<Op, Corr, T, std::is_same_v<Neighbors, ListNeighbors>>();
+      takes_pair_blocks<Op, Corr, S, std::is_same_v<Neighbors, ListNeighbors>>();
 
   SPHAD_HOST_DEVICE SPHAD_FLATTEN void operator()(std::int64_t i) const {
     Out sum{};
@@ -333,8 +335,10 @@ struct Evaluate {
       LaneSums<Out, L> sums;
       if constexpr (blocks) {
 #if SPHAD_HAS_PACKS
-        row_in_blocks(i, q, sums);
+        row_in_blocks(*this, i, q, sums);
 #endif
+      } else if constexpr (std::is_same_v<Neighbors, ListNeighbors>) {
+        list_row(i, q, neighbors.offsets[i], sums);
       } else {
         int lane = 0; // the entry's place in the row, mod L (as the blocks count it)
         neighbors.for_each(i, q.x, q.h, [&](std::int32_t j) {
@@ -349,181 +353,27 @@ struct Evaluate {
     store(i, sum);
   }
 
-#if SPHAD_HAS_PACKS
-  /// Row i on the host in blocks of L entries: their geometry and supports gathered lane by
-  /// lane, the kernel part of all L evaluated at once on packs (`PairPacks`), then the
-  /// combination with the particle inputs — on packs too where the operator's is arithmetic
-  /// alone (`lanewise_combine`) and the output a scalar or vector, else pair by pair; the row's
-  /// last entries (fewer than L) one at a time. Every pair's term has the bits `pair_term` gives
-  /// it, and each lane sums its terms in the row's order.
-  void row_in_blocks(std::int64_t i, const QueryInputs& q, LaneSums<Out, L>& sums) const {
-    using P = simd::Pack<T, L>;
-    using Packs = PairPacks<typename Op::kernel_type, Op::support, D, T, L>;
-    using Packed = PackedOutput<Out, P>;
-    constexpr bool packed_combine = lanewise_combine_v<Op> &&
-                                    !std::is_void_v<typename Packed::type> &&
-                                    (std::is_same_v<F, NoField> || std::is_same_v<F, T>);
-    constexpr SupportScheme scheme = Op::support;
-    const std::int64_t begin = neighbors.offsets[i], end = neighbors.offsets[i + 1];
-    const auto period = domain.extent();
-    // L/2 per periodic axis, as `minimum_image` forms it; ±∞ on the others (every finite
-    // difference inside), so that one test covers a block.
-    P x_i[D], half[D], minus_half[D];
-    for (int a = 0; a < D; ++a) {
-      x_i[a] = P(q.x[a]);
-      half[a] = P(domain.periodic[a] ? T(0.5) * period[a] : std::numeric_limits<T>::infinity());
-      minus_half[a] = -half[a];
-    }
-    const P scale(factor);
-    const P inv_h_i(T(1) / q.h); // 1/h_i, as the scalar path forms it for every pair
-    // V_j from masses and densities (no volumes given), as `reference_volume` forms it.
-    const bool derived_volumes = references.volumes.size() == 0;
-    // No pair to test: the filter takes every kind (the host call has checked each kind is one
-    // of the four) and no self pair is skipped; else the kind's bit (the same checks).
-    const bool every = (filter.everything || (filter.reference & 15u) == 15u) && !skip_self_pairs;
-    const auto takes = [&](std::int32_t j) SPHAD_LAMBDA_INLINE {
-      return ((filter.reference >> unsigned(references.kinds[j])) & 1u) != 0 &&
-             !(skip_self_pairs && j == i);
+  /// Entries [k, end of row i) of a list, one pair at a time, entry k + l into lane l mod L
+  /// (k at a multiple of L from the row's start): L entries per step, each lane's index a
+  /// constant, so that the sums stay in registers.
+  SPHAD_HOST_DEVICE SPHAD_INLINE void
+  list_row(std::int64_t i, const QueryInputs& q, std::int64_t k, LaneSums<Out, L>& sums) const {
+    const std::int64_t end = neighbors.offsets[i + 1];
+    const auto entry = [&](std::int64_t at, int lane) SPHAD_LAMBDA_INLINE {
+      const std::int32_t j = neighbors.neighbors[at];
+      if (accepts(i, j)) {
+        sums.add(lane, pair_term(i, j, q));
+      }
     };
-    using Acc = std::conditional_t<packed_combine, typename Packed::type, char>;
-    Acc acc{}; // the lanes' sums of the packed combinations
-    std::int64_t k = begin;
     for (; k + L <= end; k += L) {
-      const std::int32_t* js = neighbors.neighbors + k;
-      T xs[D][L], hs[L], ms[L], rhos[L];
-      each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE {
-        const auto x_j = read<Vec<T, D>>(references.positions, js[l]);
-        for (int a = 0; a < D; ++a) {
-          xs[a][l] = x_j[a];
-        }
-        hs[l] = read<T>(references.supports, js[l]);
-        ms[l] = read<T>(references.masses, js[l]);
-        rhos[l] = read_optional<T>(references.densities, js[l]);
-      });
-      // x_i − x_j; lanes outside [−L/2, L/2) on a periodic axis take `Domain::difference`.
-      P x[D];
-      x[0] = x_i[0] - simd::pack_of(xs[0]);
-      auto inside = (x[0] >= minus_half[0]) & (x[0] < half[0]);
-      for (int a = 1; a < D; ++a) {
-        x[a] = x_i[a] - simd::pack_of(xs[a]);
-        inside = inside & (x[a] >= minus_half[a]) & (x[a] < half[a]);
-      }
-      if (!simd::all(inside)) {
-        for (int l = 0; l < L; ++l) {
-          const auto x_ij = domain.difference(q.x, read<Vec<T, D>>(references.positions, js[l]));
-          for (int a = 0; a < D; ++a) {
-            x[a].set(l, x_ij[a]);
-          }
-        }
-      }
-      // 1/h_j and 1/h_ij (the scheme's pair support; h_i itself for Gather).
-      const P inv_h_j = P(T(1)) / simd::pack_of(hs);
-      P inv_h_ij = inv_h_i;
-      if constexpr (scheme == SupportScheme::Scatter) {
-        inv_h_ij = inv_h_j;
-      } else if constexpr (scheme != SupportScheme::Gather &&
-                           !kernels::averages_evaluations_v<scheme>) {
-        T h_ij[L];
-        for (int l = 0; l < L; ++l) {
-          h_ij[l] = kernels::pair_support<scheme>(q.h, hs[l]);
-        }
-        inv_h_ij = P(T(1)) / simd::pack_of(h_ij);
-      }
-      // V_j of every lane at once where no volumes are given (`safe_divide`'s bits: 0 for
-      // ρ_j = 0); the given volumes otherwise. Unread by the operators that take no volumes.
-      P volumes;
-      if (derived_volumes) {
-        const P rho = simd::pack_of(rhos);
-        volumes = select(rho != P(T(0)), simd::pack_of(ms) / rho, P(T(0)));
-      } else {
-        T vs[L];
-        each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE { vs[l] = reference_volume(js[l]); });
-        volumes = simd::pack_of(vs);
-      }
-      // The kernel part of the block.
-      using Kernel =
-          std::conditional_t<kernel_part_v<Op> == KernelPart::corrected_gradient, Vec<P, D>, P>;
-      Kernel part;
-      if constexpr (kernel_part_v<Op> == KernelPart::corrected_gradient) {
-        P g[D];
-        Packs::gradient(x, inv_h_i, inv_h_j, inv_h_ij, scale, g);
-        for (int a = 0; a < D; ++a) {
-          part[a] = g[a];
-        }
-      } else {
-        part = Packs::value(x, inv_h_i, inv_h_j, inv_h_ij, scale);
-      }
-      // Whether every pair of the block is summed (one test of its kinds), else each's own.
-      bool block_taken = every;
-      if (!every && !skip_self_pairs) {
-        std::uint32_t bits = filter.reference;
-        each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE {
-          bits &= filter.reference >> unsigned(references.kinds[js[l]]);
-        });
-        block_taken = (bits & 1u) != 0;
-      }
-      if constexpr (packed_combine) {
-        using FP = std::conditional_t<std::is_same_v<F, NoField>, NoField, P>;
-        FP f_j{};
-        if constexpr (!std::is_same_v<F, NoField>) {
-          T fs[L];
-          each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE { fs[l] = reference_value(js[l]); });
-          f_j = simd::pack_of(fs);
-        }
-        FP f_i{};
-        if constexpr (!std::is_same_v<F, NoField>) {
-          f_i = P(q.f);
-        }
-        // The lanes' particle inputs (the index j is the first lane's: no lanewise
-        // combination reads it).
-        const ParticlePair<D, PairScalars<P, P, P, P, P, P>, FP> particles{
-            i, js[0], simd::pack_of(ms), P(q.rho), simd::pack_of(rhos), volumes, f_i, f_j};
-        auto term = detail::combine<Op>(particles, part);
-        if (!block_taken) {
-          bool flags[L];
-          each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE { flags[l] = takes(js[l]); });
-          const auto keep = simd::mask_of<T>(flags);
-          if constexpr (std::is_same_v<decltype(term), P>) {
-            term = select(keep, term, P(T(0)));
-          } else {
-            for (int a = 0; a < D; ++a) {
-              term[a] = select(keep, term[a], P(T(0)));
-            }
-          }
-        }
-        acc += term; // a dropped pair adds +0: the lane's sum is never −0, so the same bits
-      } else {
-        each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE {
-          if (block_taken || takes(js[l])) {
-            const T v_l = volumes[l];
-            if constexpr (kernel_part_v<Op> == KernelPart::corrected_gradient) {
-              Vec<T, D> g_l;
-              for (int a = 0; a < D; ++a) {
-                g_l[a] = part[a][l];
-              }
-              sums.add(l, detail::combine<Op>(make_particles(i, js[l], q, v_l), g_l));
-            } else {
-              sums.add(l, detail::combine<Op>(make_particles(i, js[l], q, v_l), part[l]));
-            }
-          }
-        });
-      }
+      each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE { entry(k + l, l); });
     }
-    if constexpr (packed_combine) {
-      each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE { sums.add(l, Packed::lane(acc, l)); });
-    }
-    // The row's last entries, one at a time (each lane's index a constant: the sums stay in
-    // registers).
     each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE {
       if (k + l < end) {
-        const std::int32_t j = neighbors.neighbors[k + l];
-        if (accepts(i, j)) {
-          sums.add(l, pair_term(i, j, q));
-        }
+        entry(k + l, l);
       }
     });
   }
-#endif
 };
 
 } // namespace ops::detail

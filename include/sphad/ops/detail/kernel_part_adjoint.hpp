@@ -56,6 +56,7 @@ struct KernelPartAdjoint {
     using scalar = S;
     using K = typename Op::kernel_type;
     static constexpr int D = decltype(Pair::x_ij)::dim;
+    static constexpr SupportScheme support_scheme = Pair::support_scheme;
     std::int64_t i;
     Vec<S, D> x_ij;
     kernels::PairLinearization<Op::support, S, D> kernel; ///< holds h_i and h_j too
@@ -109,9 +110,9 @@ struct KernelPartAdjoint {
 
   /// g[0, Dirs::kernel): the kernel part's directions for its cotangent `bar` (shaped like it;
   /// `part`: what `part` returned).
-  template <class Pair, class L, class Part, class Bar>
+  template <class L, class Part, class Bar>
   SPHAD_HOST_DEVICE SPHAD_INLINE static void
-  directions(S* g, const Pair&, const L& linear, const Part& part, const Bar& bar) {
+  directions(S* g, const L& linear, const Part& part, const Bar& bar) {
     SPHAD_PRAGMA_UNROLL
     for (int k = 0; k < Dirs::kernel; ++k) {
       g[k] = S(0); // a correction state the kernel part does not read (Density's CRK)
@@ -120,7 +121,7 @@ struct KernelPartAdjoint {
       gradient_directions(g, linear, bar, nullptr);
     } else if constexpr (kernel_part_v<Op> == KernelPart::gradient_form) {
       const auto form = part.unit.times(bar);
-      const auto h = kernels::pair_support_adjoint<Pair::support_scheme>(
+      const auto h = kernels::pair_support_adjoint<L::support_scheme>(
           linear.kernel.h_i, linear.kernel.h_j, form.support);
       gradient_directions(g, linear, form.gradient, Direct<L::D>{form.x, h.h_i, h.h_j});
     } else if constexpr (kernel_part_v<Op> == KernelPart::corrected_value && has_crk) {

@@ -4,6 +4,7 @@
 
 #include <sphad/config.hpp>
 
+#include <sphad/ad/dual.hpp>
 #include <sphad/kernels/evaluate.hpp>
 #include <sphad/kernels/support.hpp>
 #include <sphad/kernels/wendland.hpp>
@@ -87,13 +88,26 @@ template <class Op>
 inline constexpr bool lanewise_combine_v<Op, std::void_t<decltype(Op::lanewise_combine)>> =
     Op::lanewise_combine;
 
-/// Whether a call's pairs take the host's blocks: a list, plain scalars, a polynomial kernel,
-/// and a kernel part that is W_ij or ∇W_ij itself (no CRK, no renormalization).
-template <class Op, class Corr, class T, bool IsList>
+/// The position directions a pair block carries: 0 for plain positions, N for `Dual<V, N>`
+/// (one layer of tangents: a JVP), −1 for anything else (nested duals: not in blocks).
+template <class X>
+inline constexpr int position_tangents_v = std::is_floating_point_v<X> ? 0 : -1;
+template <class V, int N>
+inline constexpr int position_tangents_v<Dual<V, N>> = std::is_floating_point_v<V> ? N : -1;
+
+/// Whether a call's pairs take the host's blocks: a list, a polynomial kernel, a kernel part
+/// that is W_ij or ∇W_ij itself (no CRK, no renormalization), plain supports, masses, densities
+/// and volumes, and positions plain or with one layer of tangents (`S`: the call's
+/// `PairScalars`; the field may carry tangents of its own).
+template <class Op, class Corr, class S, bool IsList>
 constexpr bool takes_pair_blocks() {
 #if SPHAD_HAS_PACKS
-  if constexpr (IsList && std::is_floating_point_v<T> && splits_term_v<Op> &&
-                polynomial_shape_v<typename Op::kernel_type>) {
+  using V = primal_t<typename S::scalar>;
+  if constexpr (IsList && std::is_floating_point_v<V> && splits_term_v<Op> &&
+                polynomial_shape_v<typename Op::kernel_type> &&
+                position_tangents_v<typename S::position> >= 0 &&
+                std::is_same_v<typename S::support, V> && std::is_same_v<typename S::mass, V> &&
+                std::is_same_v<typename S::density, V> && std::is_same_v<typename S::volume, V>) {
     using CRK = std::remove_cv_t<decltype(Corr::crk)>;
     using Ren = std::remove_cv_t<decltype(Corr::renormalization)>;
     constexpr KernelPart part = kernel_part_v<Op>;
@@ -124,6 +138,103 @@ struct PackedOutput<Vec<typename P::scalar_type, D>, P> {
     Vec<typename P::scalar_type, D> out;
     for (int a = 0; a < D; ++a) {
       out[a] = v[a][l];
+    }
+    return out;
+  }
+};
+
+/// A pack of kernel quantities with N position directions: the values and each direction's
+/// tangents as packs, with the two operations the pair schemes apply to them (a sum, a product
+/// by a pack without tangents), each formed as `Dual` forms it (the same bits, lane by lane).
+template <class P, int N>
+struct PackDual {
+  P value;
+  P tangent[N];
+  SPHAD_INLINE friend PackDual operator+(PackDual a, const PackDual& b) {
+    a.value = a.value + b.value;
+    for (int k = 0; k < N; ++k) {
+      a.tangent[k] = a.tangent[k] + b.tangent[k];
+    }
+    return a;
+  }
+  SPHAD_INLINE friend PackDual operator*(PackDual a, P s) {
+    a.value = a.value * s;
+    for (int k = 0; k < N; ++k) {
+      a.tangent[k] = a.tangent[k] * s;
+    }
+    return a;
+  }
+  SPHAD_INLINE friend PackDual operator*(P s, const PackDual& a) { return a * s; }
+  SPHAD_INLINE PackDual& operator+=(const PackDual& b) { return *this = *this + b; }
+  /// Lane l as the scalar path's `Dual`.
+  SPHAD_INLINE Dual<typename P::scalar_type, N> lane(int l) const {
+    Dual<typename P::scalar_type, N> out;
+    out.value = value[l];
+    for (int k = 0; k < N; ++k) {
+      out.tangent[k] = tangent[k][l];
+    }
+    return out;
+  }
+};
+
+/// Tangent k of a position component with one layer of tangents (0 for a plain one).
+template <class X>
+SPHAD_INLINE primal_t<X> tangent_of(const X& x, int k) {
+  if constexpr (is_dual_v<X>) {
+    return x.tangent[k];
+  } else {
+    (void)x;
+    (void)k;
+    return primal_t<X>(0);
+  }
+}
+
+/// The lanes of a packed term that `keep` holds, +0 (value and tangents) in the others.
+template <class T, int W>
+SPHAD_INLINE simd::Pack<T, W> keep_lanes(simd::PackMask<T, W> keep, simd::Pack<T, W> term) {
+  return select(keep, term, simd::Pack<T, W>(T(0)));
+}
+template <class P, int N>
+SPHAD_INLINE PackDual<P, N> keep_lanes(typename P::mask keep, PackDual<P, N> term) {
+  term.value = keep_lanes(keep, term.value);
+  for (int k = 0; k < N; ++k) {
+    term.tangent[k] = keep_lanes(keep, term.tangent[k]);
+  }
+  return term;
+}
+template <class M, class X, int D>
+SPHAD_INLINE Vec<X, D> keep_lanes(M keep, Vec<X, D> term) {
+  for (int a = 0; a < D; ++a) {
+    term[a] = keep_lanes(keep, term[a]);
+  }
+  return term;
+}
+
+/// Lane l of a kernel quantity's pack (plain or with tangents).
+template <class P>
+SPHAD_INLINE typename P::scalar_type lane_of(const P& v, int l) {
+  return v[l];
+}
+template <class P, int N>
+SPHAD_INLINE Dual<typename P::scalar_type, N> lane_of(const PackDual<P, N>& v, int l) {
+  return v.lane(l);
+}
+
+/// A JVP's scalar (`Dual<V, N>`) and vector outputs as `PackDual`s.
+template <class P, int N>
+struct PackedOutput<Dual<typename P::scalar_type, N>, P> {
+  using type = PackDual<P, N>;
+  SPHAD_INLINE static Dual<typename P::scalar_type, N> lane(const type& v, int l) {
+    return v.lane(l);
+  }
+};
+template <class P, int N, int D>
+struct PackedOutput<Vec<Dual<typename P::scalar_type, N>, D>, P> {
+  using type = Vec<PackDual<P, N>, D>;
+  SPHAD_INLINE static Vec<Dual<typename P::scalar_type, N>, D> lane(const type& v, int l) {
+    Vec<Dual<typename P::scalar_type, N>, D> out;
+    for (int a = 0; a < D; ++a) {
+      out[a] = v[a].lane(l);
     }
     return out;
   }
@@ -172,6 +283,113 @@ struct KernelPacks {
       out[a] = select(in, x[a] * s, P(T(0)));
     }
   }
+
+  /// (k''(q) − g)/r² (times 1/h² from K's polynomial where it has one), as
+  /// `kernels::detail::hessian_radial` forms it: 0 at r = 0.
+  SPHAD_INLINE static P hessian_radial(const Geometry& g, P dk_over_q) {
+    if constexpr (kernels::detail::has_hessian_radial_v<K>) {
+      (void)dk_over_q;
+      return K::template hessian_radial<D>(g.q) * (g.inv_h * g.inv_h);
+    } else {
+      return select(g.r > P(T(0)), (K::template d2k<D>(g.q) - dk_over_q) / (g.r * g.r), P(T(0)));
+    }
+  }
+
+  /// `kernels::KernelLinearization` of L pairs: each member a pack, lane l the bits
+  /// `kernels::linearize` gives pair l (every member 0 outside the support).
+  struct Linearization {
+    P w, grad[D], x[D], scale, g, radial, w_dh, grad_dh, r;
+    SPHAD_INLINE kernels::KernelLinearization<T, D> lane(int l) const {
+      kernels::KernelLinearization<T, D> out;
+      out.w = w[l];
+      for (int a = 0; a < D; ++a) {
+        out.grad[a] = grad[a][l];
+        out.x[a] = x[a][l];
+      }
+      out.scale = scale[l];
+      out.g = g[l];
+      out.radial = radial[l];
+      out.w_dh = w_dh[l];
+      out.grad_dh = grad_dh[l];
+      out.r = r[l];
+      return out;
+    }
+  };
+  /// K at each lane's x and support (given as 1/h), linearized as `kernels::linearize` does.
+  SPHAD_INLINE static Linearization linearize(const P (&x)[D], P inv_h) {
+    const Geometry ge = geometry(x, inv_h);
+    const M in = inside(ge.q);
+    const P zero(T(0));
+    const P c(K::template normalization<D, T>());
+    const P w = c * K::template k<D>(ge.q) * ipow<D>(ge.inv_h);
+    const P g = K::template dk_over_q<D>(ge.q);
+    const P grad_scalar = c * g * ipow<D + 2>(ge.inv_h);
+    P d2k = K::template d2k<D>(ge.q);
+    if constexpr (K::center != kernels::Center::smooth) {
+      d2k = select(ge.r > zero, d2k, zero);
+    }
+    const P scale = c * ipow<D + 2>(ge.inv_h);
+    Linearization out;
+    out.w = select(in, w, zero);
+    for (int a = 0; a < D; ++a) {
+      out.grad[a] = select(in, x[a] * grad_scalar, zero);
+      out.x[a] = select(in, x[a], zero);
+    }
+    out.scale = select(in, scale, zero);
+    out.g = select(in, g, zero);
+    out.radial = select(in, hessian_radial(ge, g), zero);
+    const P dimension = P(T(D)), dimension_plus_one = P(T(D + 1));
+    out.w_dh = select(in, -(dimension * w + grad_scalar * (ge.r * ge.r)) * ge.inv_h, zero);
+    out.grad_dh = select(in, -(scale * ge.inv_h) * (d2k + dimension_plus_one * g), zero);
+    out.r = select(in, ge.r, zero);
+    return out;
+  }
+
+  /// a · b, summed as `dot` sums.
+  SPHAD_INLINE static P dot(const P (&a)[D], const P (&b)[D]) {
+    P sum = a[0] * b[0];
+    for (int c = 1; c < D; ++c) {
+      sum += a[c] * b[c];
+    }
+    return sum;
+  }
+  /// W and its tangents along the pair vector's N directions `t` (the chain rule of
+  /// `kernels::value` for dual positions: ∇W·ẋ = g (x·ẋ), g the gradient's scalar).
+  template <int N>
+  SPHAD_INLINE static PackDual<P, N> value(const P (&x)[D], const P (&t)[N][D], P inv_h) {
+    const Geometry g = geometry(x, inv_h);
+    const P c(K::template normalization<D, T>());
+    const M in = inside(g.q);
+    const P s = c * K::template dk_over_q<D>(g.q) * ipow<D + 2>(g.inv_h);
+    PackDual<P, N> out;
+    out.value = select(in, c * K::template k<D>(g.q) * ipow<D>(g.inv_h), P(T(0)));
+    for (int k = 0; k < N; ++k) {
+      out.tangent[k] = select(in, P(T(0)) + s * dot(x, t[k]), P(T(0)));
+    }
+    return out;
+  }
+  /// ∇W and its tangents along the pair vector's N directions `t` (the Hessian applied, as
+  /// `kernels::gradient` forms it for dual positions), into `out`.
+  template <int N>
+  SPHAD_INLINE static void
+  gradient(const P (&x)[D], const P (&t)[N][D], P inv_h, PackDual<P, N> (&out)[D]) {
+    const Geometry g = geometry(x, inv_h);
+    const P c(K::template normalization<D, T>());
+    const M in = inside(g.q);
+    const P dk = K::template dk_over_q<D>(g.q);
+    const P s = c * dk * ipow<D + 2>(g.inv_h);
+    const P scale = c * ipow<D + 2>(g.inv_h);
+    const P radial = hessian_radial(g, dk);
+    for (int a = 0; a < D; ++a) {
+      out[a].value = select(in, x[a] * s, P(T(0)));
+    }
+    for (int k = 0; k < N; ++k) {
+      const P along = radial * dot(x, t[k]);
+      for (int a = 0; a < D; ++a) {
+        out[a].tangent[k] = select(in, P(T(0)) + scale * (dk * t[k][a] + along * x[a]), P(T(0)));
+      }
+    }
+  }
 };
 
 /// The kernel part of W pairs under support scheme S (W_ij, or ∇W_ij into `out`), times the
@@ -183,30 +401,67 @@ template <class K, SupportScheme S, int D, class T, int W>
 struct PairPacks {
   using KP = KernelPacks<K, D, T, W>;
   using P = simd::Pack<T, W>;
-  SPHAD_INLINE static P value(const P (&x)[D], P inv_h_i, P inv_h_j, P inv_h_ij, P factor) {
+  /// W_ij (a `PackDual` when the pair vector's tangents `t` are given).
+  template <class... Tangents>
+  SPHAD_INLINE static auto
+  value(const P (&x)[D], P inv_h_i, P inv_h_j, P inv_h_ij, P factor, const Tangents&... t) {
     if constexpr (kernels::averages_evaluations_v<S>) {
       (void)inv_h_ij;
-      return (KP::value(x, inv_h_i) + KP::value(x, inv_h_j)) * P(T(0.5)) * factor;
+      return (KP::value(x, t..., inv_h_i) + KP::value(x, t..., inv_h_j)) * P(T(0.5)) * factor;
     } else {
       (void)inv_h_i;
       (void)inv_h_j;
-      return KP::value(x, inv_h_ij) * factor;
+      return KP::value(x, t..., inv_h_ij) * factor;
     }
   }
-  SPHAD_INLINE static void
-  gradient(const P (&x)[D], P inv_h_i, P inv_h_j, P inv_h_ij, P factor, P (&out)[D]) {
+  /// The kernel linearizations of `kernels::pair_linearization`: at h_ij, or at h_i and h_j
+  /// for the averaging schemes (`lane` assembles pair l's, given its supports).
+  struct Linearization {
+    typename KP::Linearization first;
+    std::conditional_t<kernels::averages_evaluations_v<S>,
+                       typename KP::Linearization,
+                       kernels::NoSecondLinearization>
+        second;
+    SPHAD_INLINE kernels::PairLinearization<S, T, D> lane(int l, T h_i, T h_j) const {
+      if constexpr (kernels::averages_evaluations_v<S>) {
+        return {first.lane(l), second.lane(l), h_i, h_j};
+      } else {
+        return {first.lane(l), {}, h_i, h_j};
+      }
+    }
+  };
+  SPHAD_INLINE static Linearization linearize(const P (&x)[D], P inv_h_i, P inv_h_j, P inv_h_ij) {
     if constexpr (kernels::averages_evaluations_v<S>) {
       (void)inv_h_ij;
-      P a[D], b[D];
-      KP::gradient(x, inv_h_i, a);
-      KP::gradient(x, inv_h_j, b);
+      return {KP::linearize(x, inv_h_i), KP::linearize(x, inv_h_j)};
+    } else {
+      (void)inv_h_i;
+      (void)inv_h_j;
+      return {KP::linearize(x, inv_h_ij), {}};
+    }
+  }
+
+  /// ∇W_ij into `out` (`PackDual`s when the pair vector's tangents `t` are given).
+  template <class G, class... Tangents>
+  SPHAD_INLINE static void gradient(const P (&x)[D],
+                                    P inv_h_i,
+                                    P inv_h_j,
+                                    P inv_h_ij,
+                                    P factor,
+                                    G (&out)[D],
+                                    const Tangents&... t) {
+    if constexpr (kernels::averages_evaluations_v<S>) {
+      (void)inv_h_ij;
+      G a[D], b[D];
+      KP::gradient(x, t..., inv_h_i, a);
+      KP::gradient(x, t..., inv_h_j, b);
       for (int d = 0; d < D; ++d) {
         out[d] = (a[d] + b[d]) * P(T(0.5)) * factor;
       }
     } else {
       (void)inv_h_i;
       (void)inv_h_j;
-      KP::gradient(x, inv_h_ij, out);
+      KP::gradient(x, t..., inv_h_ij, out);
       for (int d = 0; d < D; ++d) {
         out[d] = out[d] * factor;
       }

@@ -5,6 +5,7 @@
 #include <sphad/config.hpp>
 
 #include <sphad/ad/dual.hpp>
+#include <sphad/ops/detail/block_rows.hpp>
 #include <sphad/ops/detail/leaf_algebra.hpp>
 #include <sphad/ops/operator_concept.hpp>
 #include <sphad/ops/operators.hpp>
@@ -31,6 +32,7 @@ struct WholeTermDirections {
     evaluate.prefetch_reference(j);
   }
   SPHAD_HOST_DEVICE SPHAD_INLINE Row row(std::int64_t i) const { return evaluate.query_inputs(i); }
+  static constexpr bool blocks = false; // the whole term in duals, pair by pair
   SPHAD_HOST_DEVICE SPHAD_INLINE void
   operator()(S* g, std::int64_t i, std::int32_t j, const Row& q, const OutPrimal& ybar_i) const {
     contract_directions<K>(g, ybar_i, evaluate.pair_term(i, j, q));
@@ -76,13 +78,7 @@ struct SplitTermDirections {
   operator()(S* g, std::int64_t i, std::int32_t j, const Row& q, const OutPrimal& ybar_i) const {
     const auto pair = kernel.make_pair(i, j, q.kernel);
     if constexpr (!std::is_void_v<Linearized>) {
-      const auto linear = Linearized::linearize(pair);
-      const auto part = Linearized::part(linear);
-      const auto& value = part.value; // the plain pair's kernel part, for plain scalars
-      constexpr int KG = leaf_count<std::remove_cv_t<std::remove_reference_t<decltype(value)>>>();
-      S gbar[KG];
-      particle_directions(g, gbar, i, j, q, ybar_i, value);
-      Linearized::directions(g, pair, linear, part, shaped_like(value, gbar));
+      (*this)(g, i, j, q, ybar_i, Linearized::linearize(pair));
     } else {
       const auto part = Op::kernel_part(pair);
       const auto value = primal_part<Dual<S, KK>>(part);
@@ -92,6 +88,74 @@ struct SplitTermDirections {
       tangent_dots<KK>(g, gbar, part);
     }
   }
+
+  /// Pair (i, j)'s directions with its kernel linearized already (`linear`: what
+  /// `Linearized::linearize` gives, or the host's blocks give lane by lane, the same bits).
+  template <class Linear>
+  SPHAD_HOST_DEVICE SPHAD_INLINE void operator()(S* g,
+                                                 std::int64_t i,
+                                                 std::int32_t j,
+                                                 const Row& q,
+                                                 const OutPrimal& ybar_i,
+                                                 const Linear& linear) const {
+    const auto part = Linearized::part(linear);
+    const auto& value = part.value; // the plain pair's kernel part, for plain scalars
+    constexpr int KG = leaf_count<std::remove_cv_t<std::remove_reference_t<decltype(value)>>>();
+    S gbar[KG];
+    particle_directions(g, gbar, i, j, q, ybar_i, value);
+    Linearized::directions(g, linear, part, shaped_like(value, gbar));
+  }
+
+#if SPHAD_HAS_PACKS
+  /// Whether the host linearizes the kernels of a row's pairs in blocks of L (`linear_block`):
+  /// a hand-written kernel adjoint of W_ij or ∇W_ij (any correction after it), a polynomial
+  /// kernel, plain inputs.
+  static constexpr bool blocks = [] {
+    if constexpr (!std::is_void_v<Linearized>) {
+      using KS = typename KernelEval::S;
+      constexpr KernelPart kp = kernel_part_v<Op>;
+      return (kp == KernelPart::value || kp == KernelPart::corrected_value ||
+              kp == KernelPart::corrected_gradient) &&
+             polynomial_shape_v<typename Op::kernel_type> &&
+             std::is_same_v<typename KernelEval::T, S> && std::is_floating_point_v<S> &&
+             std::is_same_v<typename KS::position, S> && std::is_same_v<typename KS::support, S>;
+    } else {
+      return false;
+    }
+  }();
+  static constexpr int lanes = KernelEval::L;
+
+  /// The kernels of the L entries at `js` of row i linearized at once on packs (`BlockRow`,
+  /// `PairPacks::linearize`); `lane(l)` gives entry l's as `Linearized::linearize` forms it.
+  struct LinearBlock {
+    const SplitTermDirections& pairs;
+    std::int64_t i;
+    typename BlockRow<KernelEval>::Block block;
+    typename PairPacks<typename Op::kernel_type, Op::support, KernelEval::D, S, lanes>::
+        Linearization kernels;
+    S h_i;
+    SPHAD_INLINE auto lane(int l) const {
+      using Pair = decltype(pairs.kernel.make_pair(0, 0, {}));
+      using Linear = typename Linearized::template Linear<Pair>;
+      Vec<S, KernelEval::D> x;
+      for (int a = 0; a < KernelEval::D; ++a) {
+        x[a] = block.x[a][l];
+      }
+      return Linear{i, x, kernels.lane(l, h_i, block.h[l]), pairs.kernel.factor,
+                    pairs.kernel.corrections};
+    }
+  };
+  SPHAD_INLINE LinearBlock linear_block(std::int64_t i,
+                                        const Row& q,
+                                        const std::int32_t* js) const {
+    using Packs = PairPacks<typename Op::kernel_type, Op::support, KernelEval::D, S, lanes>;
+    const BlockRow<KernelEval> row(kernel, q.kernel);
+    const auto b = row.load(js);
+    return {*this, i, b, Packs::linearize(b.x, row.inv_h_i, b.inv_h_j, b.inv_h_ij), q.kernel.h};
+  }
+#else
+  static constexpr bool blocks = false;
+#endif
 
   /// The particle directions (g[KK, KK + KP)) and Ḡ (G's adjoint, flat) of pair (i, j) whose
   /// kernel part has the value G.

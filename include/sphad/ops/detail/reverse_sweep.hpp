@@ -9,6 +9,7 @@
 #include <sphad/exec/host.hpp>
 #include <sphad/exec/lanes.hpp>
 #include <sphad/ops/detail/gradient_targets.hpp>
+#include <sphad/ops/detail/pair_block.hpp>
 #include <sphad/ops/detail/reverse_policy.hpp>
 #include <sphad/search/neighbor_list.hpp>
 #include <sphad/search/transpose.hpp>
@@ -108,24 +109,29 @@ struct RowAdjoints {
   }
 
   /// Entry k = (i, j) of row i, by the pair evaluators `pairs` (the member or a copy of it): its
-  /// query-side directions are added to `sum`, its reference side's (x_j's negated) go to the
-  /// sink; a filtered reference gives nothing (a cleared slot).
+  /// query-side directions are added to `sum`, its reference side's (x_j's negated) go to
+  /// `sink` (the member or a copy); a filtered reference gives nothing (a cleared slot). `every`:
+  /// the filter takes every kind (no test). `linear`: the pair's kernel linearized already.
+  template <class... Linear>
   SPHAD_HOST_DEVICE SPHAD_INLINE void entry(const Pairs& pairs,
+                                            const Sink& sink,
+                                            bool every,
                                             std::int64_t i,
                                             std::int64_t k,
                                             const Row& row,
                                             const OutPrimal& ybar_i,
-                                            S (&sum)[K]) const {
+                                            S (&sum)[K],
+                                            const Linear&... linear) const {
     const auto& evaluate = pairs.filtering();
     const std::int32_t j = neighbors[k];
-    if (!evaluate.filter.accepts_reference(evaluate.references.kinds[j])) {
+    if (!every && !evaluate.filter.accepts_reference(evaluate.references.kinds[j])) {
       if constexpr (P > 0) {
-        references.clear(k);
+        sink.clear(k);
       }
       return;
     }
     S g[K];
-    pairs(g, i, j, row, ybar_i);
+    pairs(g, i, j, row, ybar_i, linear...);
     SPHAD_PRAGMA_UNROLL
     for (int c = 0; c < K; ++c) {
       sum[c] += g[c];
@@ -145,7 +151,7 @@ struct RowAdjoints {
         v[Dirs::stored_positions + Dirs::kernel_reference + c] =
             g[Dirs::particle_reference_begin + c];
       }
-      references.put(k, j, v);
+      sink.put(k, j, v);
     }
   }
 
@@ -153,24 +159,44 @@ struct RowAdjoints {
   /// the pair evaluators on the caller's stack. Read through `this`, their constants (supports'
   /// scale, the seeded units, the views' sizes) might alias the sink's stores, and the compiler
   /// reloads them for every pair; on the copy it keeps them: 3–8 % fewer instructions in the
-  /// host sweep (docs/performance.md).
+  /// host sweep (docs/performance.md). The sink is copied for the same reason, and on the host
+  /// the kernels of L entries at a time are linearized on SIMD packs (`Pairs::blocks`).
   SPHAD_HOST_DEVICE SPHAD_INLINE void row_by(const Pairs& local, std::int64_t i) const {
     const std::int64_t begin = offsets[i], end = offsets[i + 1];
     if (query_filtered(i, begin, end, 1)) {
       return;
     }
+    const Sink sink = references;
+    const bool every = local.filtering().filter.accepts_every_kind();
     const auto row = local.row(i);
     const OutPrimal ybar_i = ybar[i];
     S sum[K] = {};
     constexpr std::int64_t ahead = Policy::prefetch_pairs_ahead; // pairs
-    for (std::int64_t k = begin; k < end; ++k) {
+    const auto prefetch_for = [&](std::int64_t k) SPHAD_LAMBDA_INLINE {
       if (prefetch && k + ahead < end) {
         local.prefetch(neighbors[k + ahead]);
         if constexpr (P > 0) {
-          references.prefetch(neighbors[k + ahead]);
+          sink.prefetch(neighbors[k + ahead]);
         }
       }
-      entry(local, i, k, row, ybar_i, sum);
+    };
+    std::int64_t k = begin;
+#if SPHAD_HAS_PACKS
+    if constexpr (Pairs::blocks) {
+      // L entries' kernels linearized at once on packs, then each entry in order.
+      constexpr int L = Pairs::lanes;
+      for (; k + L <= end; k += L) {
+        const auto block = local.linear_block(i, row, neighbors + k);
+        each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE {
+          prefetch_for(k + l);
+          entry(local, sink, every, i, k + l, row, ybar_i, sum, block.lane(l));
+        });
+      }
+    }
+#endif
+    for (; k < end; ++k) {
+      prefetch_for(k);
+      entry(local, sink, every, i, k, row, ybar_i, sum);
     }
     targets.add(i, sum);
   }
@@ -201,8 +227,9 @@ struct RowAdjoints {
     const auto row = pairs.row(i);
     const OutPrimal& ybar_i = ybar[i];
     S sum[K] = {};
+    const bool every = pairs.filtering().filter.accepts_every_kind();
     for (std::int64_t k = begin + lane; k < end; k += L) {
-      entry(pairs, i, k, row, ybar_i, sum);
+      entry(pairs, references, every, i, k, row, ybar_i, sum);
     }
     SPHAD_PRAGMA_UNROLL
     for (int c = 0; c < K; ++c) {

@@ -1,0 +1,271 @@
+// SPDX-FileCopyrightText: The sphad authors
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <sphad/config.hpp>
+
+#include <sphad/ad/scalar_traits.hpp>
+#include <sphad/math/pack.hpp>
+#include <sphad/math/vec.hpp>
+#include <sphad/ops/detail/pair_block.hpp>
+#include <sphad/ops/operator_concept.hpp>
+#include <sphad/ops/pair.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+/// \file
+/// \brief A list row's pairs in blocks of L on the host: their geometry gathered into SIMD packs
+/// (`BlockRow`, which the reverse sweep's kernel linearization shares), and the primal and JVP
+/// sum of a row over them (`row_in_blocks`).
+
+namespace sphad::ops::detail {
+
+#if SPHAD_HAS_PACKS
+/// The geometry of row i's blocks of L entries on the host (`Eval`: an `Evaluate`, its row's
+/// inputs `q`): the query's constants once per row, then for each block (`load`) the
+/// references' positions — with a JVP's tangents —, supports, masses and densities gathered
+/// lane by lane, x_ij as packs (`Domain::difference` for the lanes a periodic axis wraps),
+/// 1/h_j and 1/h_ij, each lane the bits the pair-at-a-time path forms.
+template <class Eval>
+struct BlockRow {
+  using S = typename Eval::S;
+  using V = primal_t<typename Eval::T>; // every input's primal
+  static constexpr int D = Eval::D;
+  static constexpr int L = Eval::L;
+  static constexpr int N = position_tangents_v<typename S::position>;
+  static constexpr int NT = N > 0 ? N : 1; // the tangent arrays' extent (unused without)
+  static constexpr SupportScheme scheme = Eval::Operator::support;
+  using X = Vec<typename S::position, D>;
+  using P = simd::Pack<V, L>;
+
+  /// One block's inputs: x_ij and its tangents, the references' supports, masses and
+  /// densities (lane by lane), 1/h_j and 1/h_ij (h_i's own for Gather).
+  struct Block {
+    P x[D];
+    P t[NT][D];
+    V h[L], m[L], rho[L];
+    P inv_h_j, inv_h_ij;
+  };
+
+  const Eval& eval;
+  const typename Eval::QueryInputs& q;
+  P x_i[D], t_i[NT][D];
+  /// L/2 per periodic axis, as `minimum_image` forms it; ±∞ on the others (every finite
+  /// difference inside), so that one test covers a block.
+  P half[D], minus_half[D];
+  P inv_h_i; ///< 1/h_i, as the scalar path forms it for every pair
+
+  SPHAD_INLINE BlockRow(const Eval& e, const typename Eval::QueryInputs& inputs)
+      : eval(e), q(inputs), inv_h_i(V(1) / inputs.h) {
+    const auto period = e.domain.extent();
+    for (int a = 0; a < D; ++a) {
+      x_i[a] = P(value_of(q.x[a]));
+      for (int k = 0; k < N; ++k) {
+        t_i[k][a] = P(tangent_of(q.x[a], k));
+      }
+      half[a] = P(e.domain.periodic[a] ? V(0.5) * period[a] : std::numeric_limits<V>::infinity());
+      minus_half[a] = -half[a];
+    }
+  }
+
+  /// The block of the L entries at `js`.
+  SPHAD_INLINE Block load(const std::int32_t* js) const {
+    const auto& references = eval.references;
+    Block b;
+    V xs[D][L], ts[NT][D][L];
+    each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE {
+      const X x_j = Eval::template read<X>(references.positions, js[l]);
+      for (int a = 0; a < D; ++a) {
+        xs[a][l] = value_of(x_j[a]);
+        for (int c = 0; c < N; ++c) {
+          ts[c][a][l] = tangent_of(x_j[a], c);
+        }
+      }
+      b.h[l] = Eval::template read<V>(references.supports, js[l]);
+      b.m[l] = Eval::template read<V>(references.masses, js[l]);
+      b.rho[l] = Eval::template read_optional<V>(references.densities, js[l]);
+    });
+    b.x[0] = x_i[0] - simd::pack_of(xs[0]);
+    auto inside = (b.x[0] >= minus_half[0]) & (b.x[0] < half[0]);
+    for (int a = 1; a < D; ++a) {
+      b.x[a] = x_i[a] - simd::pack_of(xs[a]);
+      inside = inside & (b.x[a] >= minus_half[a]) & (b.x[a] < half[a]);
+    }
+    for (int c = 0; c < N; ++c) {
+      for (int a = 0; a < D; ++a) {
+        b.t[c][a] = t_i[c][a] - simd::pack_of(ts[c][a]);
+      }
+    }
+    if (!simd::all(inside)) {
+      for (int l = 0; l < L; ++l) {
+        const X x_ij =
+            eval.domain.difference(q.x, Eval::template read<X>(references.positions, js[l]));
+        for (int a = 0; a < D; ++a) {
+          b.x[a].set(l, value_of(x_ij[a]));
+          for (int c = 0; c < N; ++c) {
+            b.t[c][a].set(l, tangent_of(x_ij[a], c));
+          }
+        }
+      }
+    }
+    b.inv_h_j = P(V(1)) / simd::pack_of(b.h);
+    b.inv_h_ij = inv_h_i;
+    if constexpr (scheme == SupportScheme::Scatter) {
+      b.inv_h_ij = b.inv_h_j;
+    } else if constexpr (scheme != SupportScheme::Gather &&
+                         !kernels::averages_evaluations_v<scheme>) {
+      V h_ij[L];
+      for (int l = 0; l < L; ++l) {
+        h_ij[l] = kernels::pair_support<scheme>(q.h, b.h[l]);
+      }
+      b.inv_h_ij = P(V(1)) / simd::pack_of(h_ij);
+    }
+    return b;
+  }
+
+  /// Calls f(tangents...) with the block's pair-vector tangents where the positions carry
+  /// them, with none otherwise (the kernel packs' two forms).
+  template <class F>
+  SPHAD_INLINE static void with_tangents(const Block& b, const F& f) {
+    if constexpr (N > 0) {
+      f(b.t);
+    } else {
+      (void)b;
+      f();
+    }
+  }
+};
+
+/// Row i of `eval` (an `Evaluate` over a list) on the host in blocks of L entries
+/// (`BlockRow`): the kernel part of all L evaluated at once on packs (`PairPacks`; with the
+/// position tangents of a JVP as `PackDual`s), then the combination with the particle inputs —
+/// on packs too where the operator's is arithmetic alone (`lanewise_combine`), the output a
+/// scalar or vector (with the positions' tangents or none) and the field plain, else pair by
+/// pair; the row's last entries (fewer than L) one at a time. Every pair's term has the bits
+/// `pair_term` gives it, and each lane sums its terms in the row's order.
+template <class Eval, class Sums>
+void row_in_blocks(const Eval& eval,
+                   std::int64_t i,
+                   const typename Eval::QueryInputs& q,
+                   Sums& sums) {
+  using Op = typename Eval::Operator;
+  using Row = BlockRow<Eval>;
+  using V = typename Row::V;
+  using P = typename Row::P;
+  using F = typename Eval::F;
+  constexpr int D = Eval::D, L = Eval::L, N = Row::N;
+  using Packs = PairPacks<typename Op::kernel_type, Op::support, D, V, L>;
+  using Packed = PackedOutput<typename Eval::Out, P>;
+  constexpr bool packed_combine = lanewise_combine_v<Op> &&
+                                  !std::is_void_v<typename Packed::type> &&
+                                  (std::is_same_v<F, NoField> || std::is_same_v<F, V>);
+  constexpr bool gradient_part = kernel_part_v<Op> == KernelPart::corrected_gradient;
+  const auto& references = eval.references;
+  const auto& filter = eval.filter;
+  const std::int64_t begin = eval.neighbors.offsets[i], end = eval.neighbors.offsets[i + 1];
+  const Row row(eval, q);
+  const P scale(eval.factor);
+  // V_j from masses and densities (no volumes given), as `reference_volume` forms it.
+  const bool derived_volumes = references.volumes.size() == 0;
+  // No pair to test: the filter takes every kind and no self pair is skipped; else the kind's
+  // bit (the call has checked each kind is one of the four).
+  const bool skip_self = eval.skip_self_pairs;
+  const bool every = filter.accepts_every_kind() && !skip_self;
+  const auto takes = [&](std::int32_t j) SPHAD_LAMBDA_INLINE {
+    return ((filter.reference >> unsigned(references.kinds[j])) & 1u) != 0 &&
+           !(skip_self && j == i);
+  };
+  using Acc = std::conditional_t<packed_combine, typename Packed::type, char>;
+  Acc acc{}; // the lanes' sums of the packed combinations
+  std::int64_t k = begin;
+  for (; k + L <= end; k += L) {
+    const std::int32_t* js = eval.neighbors.neighbors + k;
+    const typename Row::Block b = row.load(js);
+    // V_j of every lane at once where no volumes are given (`safe_divide`'s bits: 0 for
+    // ρ_j = 0); the given volumes otherwise. Unread by the operators that take no volumes.
+    P volumes;
+    if (derived_volumes) {
+      const P rho = simd::pack_of(b.rho);
+      volumes = select(rho != P(V(0)), simd::pack_of(b.m) / rho, P(V(0)));
+    } else {
+      V vs[L];
+      each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE { vs[l] = eval.reference_volume(js[l]); });
+      volumes = simd::pack_of(vs);
+    }
+    // The kernel part of the block: W_ij, or the D components of ∇W_ij.
+    using Part = std::conditional_t<(N > 0), PackDual<P, Row::NT>, P>;
+    Part part[gradient_part ? D : 1];
+    Row::with_tangents(b, [&](const auto&... tangents) SPHAD_LAMBDA_INLINE {
+      if constexpr (gradient_part) {
+        Packs::gradient(b.x, row.inv_h_i, b.inv_h_j, b.inv_h_ij, scale, part, tangents...);
+      } else {
+        part[0] = Packs::value(b.x, row.inv_h_i, b.inv_h_j, b.inv_h_ij, scale, tangents...);
+      }
+    });
+    // Whether every pair of the block is summed (one test of its kinds), else each's own.
+    bool block_taken = every;
+    if (!every && !skip_self) {
+      std::uint32_t bits = filter.reference;
+      each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE {
+        bits &= filter.reference >> unsigned(references.kinds[js[l]]);
+      });
+      block_taken = (bits & 1u) != 0;
+    }
+    if constexpr (packed_combine) {
+      using FP = std::conditional_t<std::is_same_v<F, NoField>, NoField, P>;
+      FP f_j{}, f_i{};
+      if constexpr (!std::is_same_v<F, NoField>) {
+        V fs[L];
+        each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE { fs[l] = eval.reference_value(js[l]); });
+        f_j = simd::pack_of(fs);
+        f_i = P(q.f);
+      }
+      // The lanes' particle inputs (the index j is the first lane's: no lanewise
+      // combination reads it).
+      const ParticlePair<D, PairScalars<P, P, P, P, P, P>, FP> particles{
+          i, js[0], simd::pack_of(b.m), P(q.rho), simd::pack_of(b.rho), volumes, f_i, f_j};
+      auto term = [&] {
+        if constexpr (gradient_part) {
+          Vec<Part, D> g;
+          for (int a = 0; a < D; ++a) {
+            g[a] = part[a];
+          }
+          return detail::combine<Op>(particles, g);
+        } else {
+          return detail::combine<Op>(particles, part[0]);
+        }
+      }();
+      if (!block_taken) {
+        bool flags[L];
+        each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE { flags[l] = takes(js[l]); });
+        term = keep_lanes(simd::mask_of<V>(flags), term);
+      }
+      acc += term; // a dropped pair adds +0: the lane's sum is never −0, so the same bits
+    } else {
+      each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE {
+        if (block_taken || takes(js[l])) {
+          const auto particles = eval.make_particles(i, js[l], q, volumes[l]);
+          if constexpr (gradient_part) {
+            using G = decltype(lane_of(part[0], 0));
+            Vec<G, D> g_l;
+            for (int a = 0; a < D; ++a) {
+              g_l[a] = lane_of(part[a], l);
+            }
+            sums.add(l, detail::combine<Op>(particles, g_l));
+          } else {
+            sums.add(l, detail::combine<Op>(particles, lane_of(part[0], l)));
+          }
+        }
+      });
+    }
+  }
+  if constexpr (packed_combine) {
+    each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE { sums.add(l, Packed::lane(acc, l)); });
+  }
+  eval.list_row(i, q, k, sums); // the row's last entries (fewer than L), one at a time
+}
+#endif
+
+} // namespace sphad::ops::detail

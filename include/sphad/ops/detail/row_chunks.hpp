@@ -1,0 +1,182 @@
+// SPDX-FileCopyrightText: The sphad authors
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <sphad/config.hpp>
+
+#include <sphad/exec/host.hpp>
+#include <sphad/ops/detail/gradient_targets.hpp>
+#include <sphad/ops/detail/reverse_policy.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+/// \file
+/// \brief The host reverse sweep's chunks of rows (`RowChunks`): how many, fixed by the list and
+/// never by the thread count, each with the window of references its entries reach, where its
+/// sums live (`ChunkSums`), and the references' sums over the chunks in chunk order
+/// (`SumChunks`): the same bits on any number of threads.
+
+namespace sphad::ops::detail {
+
+/// The reference side's adjoints of pair (i, j) added at j of one chunk's own window of
+/// references [lo, hi) (`P` scalars per reference): the host sweep's rows run in chunks, each
+/// serially into its own window, summed over the chunks afterwards (`SumChunks`).
+template <int P, class S>
+struct ChunkSums {
+  S* data; ///< the window's sums: reference j's at (j − lo) · P
+  std::int64_t lo;
+  static constexpr bool clears_filtered = false;
+  SPHAD_HOST_DEVICE SPHAD_INLINE void prefetch(std::int32_t j) const {
+#if !SPHAD_DEVICE_PASS && defined(__GNUC__)
+    __builtin_prefetch(data + (std::int64_t(j) - lo) * P, 1);
+#else
+    (void)j;
+#endif
+  }
+  SPHAD_HOST_DEVICE SPHAD_INLINE void clear(std::int64_t) const {}
+  SPHAD_HOST_DEVICE SPHAD_INLINE void put(std::int64_t, std::int32_t j, const S* v) const {
+    S* at = data + (std::int64_t(j) - lo) * P;
+    SPHAD_PRAGMA_UNROLL
+    for (int c = 0; c < P; ++c) {
+      at[c] += v[c];
+    }
+  }
+};
+
+/// The chunks of a list's rows on the host. Chunk c holds rows [first_row[c], first_row[c + 1])
+/// (equal shares of the pairs) and sums its references' adjoints into the window [lo[c],
+/// hi[c]) of reference indices its entries reach, at offset `at[c]` (in references) of the
+/// scratch. The count is the largest power of two up to `ReversePolicy::max_row_chunks` (one
+/// per `min_chunk_pairs` pairs) whose windows together span at most `scratch_per_reference` ×
+/// N_ref references: particles in cell order (narrow windows) get many chunks — as many threads
+/// as a large machine has —, particles in random order (every window the whole set) fewer. All
+/// of it follows from the list alone, so the sums have the same bits on any thread count.
+struct RowChunks {
+  int count = 1;
+  std::vector<std::int64_t> first_row; ///< [count + 1]
+  std::vector<std::int64_t> lo, hi;    ///< [count]: the references' window (empty: lo = hi)
+  std::vector<std::int64_t> at;        ///< [count + 1]: window offsets; at[count] the total
+
+  /// The first row of chunk c of n (the chunks hold equal shares of the pairs).
+  static std::int64_t
+  first_row_of(const std::int64_t* offsets, std::int64_t num_queries, int c, int n) {
+    const std::int64_t target = offsets[num_queries] * c / n;
+    return c == 0   ? 0
+           : c == n ? num_queries
+                    : std::int64_t(std::lower_bound(offsets, offsets + num_queries, target) -
+                                   offsets);
+  }
+
+  RowChunks(const std::int64_t* offsets,
+            const std::int32_t* neighbors,
+            std::int64_t num_queries,
+            std::int64_t num_references) {
+    using Policy = ReversePolicy<exec::host>;
+    const std::int64_t pairs = offsets[num_queries];
+    int fine = 1; // the most chunks the pairs allow: a power of two
+    while (fine * 2 <= Policy::max_row_chunks && pairs / Policy::min_chunk_pairs >= fine * 2) {
+      fine *= 2;
+    }
+    // The windows of the finest split (each chunk's on its own thread); a coarser split's
+    // chunks are unions of adjacent fine ones (its boundaries are among the fine ones').
+    std::vector<std::int64_t> fine_lo(std::size_t(fine), 0), fine_hi(std::size_t(fine), 0);
+#if SPHAD_HAS_OPENMP
+#pragma omp parallel for schedule(static, 1) if (fine > 1)
+#endif
+    for (int c = 0; c < fine; ++c) {
+      const std::int64_t begin = offsets[first_row_of(offsets, num_queries, c, fine)];
+      const std::int64_t end = offsets[first_row_of(offsets, num_queries, c + 1, fine)];
+      std::int32_t least = std::numeric_limits<std::int32_t>::max(), most = -1;
+      for (std::int64_t k = begin; k < end; ++k) {
+        least = std::min(least, neighbors[k]);
+        most = std::max(most, neighbors[k]);
+      }
+      fine_lo[std::size_t(c)] = most < 0 ? 0 : least;
+      fine_hi[std::size_t(c)] = most < 0 ? 0 : std::int64_t(most) + 1;
+    }
+    const std::int64_t budget = Policy::scratch_per_reference * std::max<std::int64_t>(
+                                                                    num_references, 1);
+    for (count = fine;; count /= 2) {
+      const int merge = fine / count;
+      lo.assign(std::size_t(count), 0);
+      hi.assign(std::size_t(count), 0);
+      at.assign(std::size_t(count) + 1, 0);
+      for (int c = 0; c < count; ++c) {
+        std::int64_t l = std::numeric_limits<std::int64_t>::max(), h = 0;
+        for (int f = c * merge; f < (c + 1) * merge; ++f) {
+          if (fine_hi[std::size_t(f)] > fine_lo[std::size_t(f)]) {
+            l = std::min(l, fine_lo[std::size_t(f)]);
+            h = std::max(h, fine_hi[std::size_t(f)]);
+          }
+        }
+        lo[std::size_t(c)] = h > 0 ? l : 0;
+        hi[std::size_t(c)] = h > 0 ? h : 0;
+        at[std::size_t(c) + 1] = at[std::size_t(c)] + (hi[std::size_t(c)] - lo[std::size_t(c)]);
+      }
+      if (count == 1 || at[std::size_t(count)] <= budget) {
+        break;
+      }
+    }
+    first_row.resize(std::size_t(count) + 1);
+    for (int c = 0; c <= count; ++c) {
+      first_row[std::size_t(c)] = first_row_of(offsets, num_queries, c, count);
+    }
+  }
+
+  /// The scratch's size in references (times P scalars).
+  std::int64_t references() const { return at[std::size_t(count)]; }
+
+  /// Runs `rows(c)` over the rows of each chunk c (its `rows(first, end)`, serially), the
+  /// chunks in parallel.
+  template <class MakeRows>
+  void for_each(const MakeRows& rows) const {
+#if SPHAD_HAS_OPENMP
+#pragma omp parallel for schedule(static, 1) if (count > 1)
+#endif
+    for (int c = 0; c < count; ++c) {
+      rows(c).rows(first_row[std::size_t(c)], first_row[std::size_t(c) + 1]);
+    }
+  }
+};
+
+/// References [first, first + block) sum their adjoints over the chunks whose windows hold
+/// them (`ChunkSums`, chunk order) into their targets (at most N).
+template <int P, class S, int N>
+struct SumChunks {
+  const S* sums;
+  const RowChunks* chunks;
+  std::int64_t num_references;
+  GradientTargets<S, N> targets;
+  static constexpr std::int64_t block = 1024;
+  void operator()(std::int64_t b) const {
+    const std::int64_t first = b * block, last = std::min(first + block, num_references);
+    // The chunks whose windows meet this block, in chunk order.
+    int meeting[ReversePolicy<exec::host>::max_row_chunks];
+    int count = 0;
+    for (int c = 0; c < chunks->count; ++c) {
+      if (chunks->lo[std::size_t(c)] < last && chunks->hi[std::size_t(c)] > first) {
+        meeting[count++] = c;
+      }
+    }
+    for (std::int64_t j = first; j < last; ++j) {
+      S g[P] = {};
+      for (int m = 0; m < count; ++m) {
+        const auto c = std::size_t(meeting[m]);
+        if (j >= chunks->lo[c] && j < chunks->hi[c]) {
+          const S* at = sums + (chunks->at[c] + j - chunks->lo[c]) * P;
+          SPHAD_PRAGMA_UNROLL
+          for (int l = 0; l < P; ++l) {
+            g[l] += at[l];
+          }
+        }
+      }
+      targets.add(j, g);
+    }
+  }
+  std::int64_t blocks() const { return (num_references + block - 1) / block; }
+};
+
+} // namespace sphad::ops::detail
