@@ -278,3 +278,57 @@ TEST_CASE("pair blocks: the reverse sweep's linearized kernels give the bits of 
     check_reverse_blocks<DifferenceOf>(c, f, vector_seed, ops::Corrections{crk.state()});
   }
 }
+
+#if SPHAD_HAS_PACKS
+TEST_CASE("pair blocks: PackDual's arithmetic gives each lane the bits of Dual's",
+          "[ops][blocks][jvp]") {
+  constexpr int L = simd::native_lanes<double>();
+  using P = simd::Pack<double, L>;
+  using PD = ops::detail::PackDual<P, 2>;
+  using D2 = Dual<double, 2>;
+  std::mt19937 rng(23);
+  std::uniform_real_distribution<double> u(-2.0, 2.0);
+  const auto random_pack = [&] {
+    double lanes[L];
+    for (auto& v : lanes) {
+      v = u(rng);
+    }
+    return simd::pack_of(lanes);
+  };
+  const auto random_dual = [&] {
+    PD d;
+    d.value = random_pack();
+    d.tangent[0] = random_pack();
+    d.tangent[1] = random_pack();
+    return d;
+  };
+  const auto same = [](const D2& a, const D2& b) { return std::memcmp(&a, &b, sizeof(D2)) == 0; };
+  for (int trial = 0; trial < 50; ++trial) {
+    const PD a = random_dual(), b = random_dual();
+    const P s = random_pack();
+    for (int l = 0; l < L; ++l) {
+      INFO("trial " << trial << " lane " << l);
+      const D2 x = a.lane(l), y = b.lane(l);
+      const double t = s[l];
+      CHECK(same((a + b).lane(l), x + y));
+      CHECK(same((a - b).lane(l), x - y));
+      CHECK(same((a * b).lane(l), x * y));
+      CHECK(same((a / b).lane(l), x / y));
+      CHECK(same((-a).lane(l), -x));
+      CHECK(same((a + s).lane(l), x + t));
+      CHECK(same((s + a).lane(l), t + x));
+      CHECK(same((a - s).lane(l), x - t));
+      CHECK(same((s - a).lane(l), t - x));
+      CHECK(same((a * s).lane(l), x * t));
+      CHECK(same((s * a).lane(l), t * x));
+      CHECK(same((a / s).lane(l), x / t));
+      CHECK(same((s / a).lane(l), t / x));
+      PD c = a;
+      c += b;
+      D2 z = x;
+      z += y;
+      CHECK(same(c.lane(l), z));
+    }
+  }
+}
+#endif

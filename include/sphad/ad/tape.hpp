@@ -31,9 +31,11 @@ namespace sphad {
 /// fixed order (no atomics), so the gradients are the same bits on any number of threads; the
 /// two orders agree to rounding.
 enum class ReferenceSums {
-  /// The host: rows cut into at most 8 chunks, each adding into its own array (8 × N_ref
-  /// scalars per reference-side direction of scratch), then summed over the chunks; the rows
-  /// of a sweep use at most 8 threads. CUDA: `pair_slots`, its only scheme.
+  /// The host: rows cut into chunks fixed by the list (up to 64; fewer for short lists and for
+  /// particles out of cell order), each adding into its own window of the references its rows
+  /// reach (at most 8 × N_ref scalars per reference-side direction of scratch in all), then
+  /// summed over the chunks; the rows of a sweep use at most that many threads. CUDA:
+  /// `pair_slots`, its only scheme.
   automatic,
   /// Each pair stores its reference-side adjoints in its own slot (scratch: one scalar per
   /// pair and reference-side direction); each reference sums its slots over the list's entries

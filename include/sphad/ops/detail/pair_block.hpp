@@ -144,28 +144,66 @@ struct PackedOutput<Vec<typename P::scalar_type, D>, P> {
 };
 
 /// A pack of kernel quantities with N position directions: the values and each direction's
-/// tangents as packs, with the two operations the pair schemes apply to them (a sum, a product
-/// by a pack without tangents), each formed as `Dual` forms it (the same bits, lane by lane).
+/// tangents as packs, with `Dual`'s arithmetic — against packs without tangents too — each
+/// operation formed as `Dual` forms it (the same bits, lane by lane), so that an operator's
+/// lanewise combination takes it as it takes dual numbers.
 template <class P, int N>
 struct PackDual {
   P value;
   P tangent[N];
-  SPHAD_INLINE friend PackDual operator+(PackDual a, const PackDual& b) {
-    a.value = a.value + b.value;
+
+  /// f(tangent k of a, tangent k of b...) for each k, into a copy of `a`'s layout.
+  template <class F>
+  SPHAD_INLINE static PackDual with_tangents(P value, const F& f) {
+    PackDual out;
+    out.value = value;
     for (int k = 0; k < N; ++k) {
-      a.tangent[k] = a.tangent[k] + b.tangent[k];
+      out.tangent[k] = f(k);
     }
+    return out;
+  }
+  SPHAD_INLINE friend PackDual operator-(const PackDual& a) {
+    return with_tangents(-a.value, [&](int k) { return -a.tangent[k]; });
+  }
+  SPHAD_INLINE friend PackDual operator+(const PackDual& a, const PackDual& b) {
+    return with_tangents(a.value + b.value, [&](int k) { return a.tangent[k] + b.tangent[k]; });
+  }
+  SPHAD_INLINE friend PackDual operator-(const PackDual& a, const PackDual& b) {
+    return with_tangents(a.value - b.value, [&](int k) { return a.tangent[k] - b.tangent[k]; });
+  }
+  SPHAD_INLINE friend PackDual operator*(const PackDual& a, const PackDual& b) {
+    return with_tangents(a.value * b.value,
+                         [&](int k) { return a.tangent[k] * b.value + a.value * b.tangent[k]; });
+  }
+  SPHAD_INLINE friend PackDual operator/(const PackDual& a, const PackDual& b) {
+    const P quotient = a.value / b.value, inverse = P(1) / b.value; // as `Dual::operator/=`
+    return with_tangents(quotient,
+                         [&](int k) { return (a.tangent[k] - quotient * b.tangent[k]) * inverse; });
+  }
+  // With a pack without tangents: + and − leave the tangents, * and / scale them.
+  SPHAD_INLINE friend PackDual operator+(PackDual a, P s) {
+    a.value = a.value + s;
     return a;
   }
-  SPHAD_INLINE friend PackDual operator*(PackDual a, P s) {
-    a.value = a.value * s;
-    for (int k = 0; k < N; ++k) {
-      a.tangent[k] = a.tangent[k] * s;
-    }
+  SPHAD_INLINE friend PackDual operator+(P s, const PackDual& a) { return a + s; }
+  SPHAD_INLINE friend PackDual operator-(PackDual a, P s) {
+    a.value = a.value - s;
     return a;
+  }
+  SPHAD_INLINE friend PackDual operator-(P s, const PackDual& a) { return -a + s; }
+  SPHAD_INLINE friend PackDual operator*(const PackDual& a, P s) {
+    return with_tangents(a.value * s, [&](int k) { return a.tangent[k] * s; });
   }
   SPHAD_INLINE friend PackDual operator*(P s, const PackDual& a) { return a * s; }
+  SPHAD_INLINE friend PackDual operator/(const PackDual& a, P s) {
+    return with_tangents(a.value / s, [&](int k) { return a.tangent[k] / s; });
+  }
+  SPHAD_INLINE friend PackDual operator/(P s, const PackDual& a) {
+    const P value = s / a.value, factor = -value / a.value; // as `Dual`'s s / a
+    return with_tangents(value, [&](int k) { return factor * a.tangent[k]; });
+  }
   SPHAD_INLINE PackDual& operator+=(const PackDual& b) { return *this = *this + b; }
+
   /// Lane l as the scalar path's `Dual`.
   SPHAD_INLINE Dual<typename P::scalar_type, N> lane(int l) const {
     Dual<typename P::scalar_type, N> out;

@@ -36,16 +36,21 @@ struct ReversePolicy<exec::host> {
   /// `InLanes<1>`: written as that, the Laplacian's host sweep measured 3–5 % slower (other
   /// inlining), the rest equal.
   static constexpr int lanes = 1;
-  /// The most chunks of rows (`row_chunks`). Each chunk adds its references' adjoints into its
-  /// own array (scratch: this many × N_ref scalars per reference-side direction), then every
-  /// reference sums the chunks in order; against grouping the entries by reference at record
-  /// time this took Density's full gradient 120.5 → 78.8 ms (random order, 2 threads). The
-  /// count is fixed by the list, never by the thread count, so the sums — and the gradients —
-  /// are the same bits on any number of threads; the cost is that a sweep uses at most this
-  /// many threads (on 16 cores up to 64 chunks measured faster, on 2 cores 5–10 % slower).
-  static constexpr int max_row_chunks = 8;
-  /// The pairs per chunk below which a list gets fewer chunks (one chunk under twice this).
-  /// No measurement of this value is recorded.
+  /// The most chunks of rows (`RowChunks`). Each chunk adds its references' adjoints into its
+  /// own window of the references its entries reach, then every reference sums the chunks
+  /// that hold it, in order; against grouping the entries by reference at record time this
+  /// took Density's full gradient 120.5 → 78.8 ms (random order, 2 threads, 8 chunks of whole
+  /// arrays). The count is fixed by the list, never by the thread count, so the sums — and the
+  /// gradients — are the same bits on any number of threads; a sweep uses at most this many
+  /// threads (on 16 cores 64 chunks of whole arrays measured faster than 8).
+  static constexpr int max_row_chunks = 64;
+  /// The chunks' windows together span at most this many times the references (the scratch;
+  /// the references' sum reads each window once): cell-ordered particles' narrow windows allow
+  /// all the chunks, random order's (each window nearly every reference) 8 — the scratch of the
+  /// 8 whole arrays before windows.
+  static constexpr std::int64_t scratch_per_reference = 8;
+  /// The pairs per chunk below which a list gets fewer chunks (a power of two: 2 from twice
+  /// this). No measurement of this value is recorded.
   static constexpr std::int64_t min_chunk_pairs = 65536;
   /// How many pairs ahead a row asks the caches for the next references' inputs and sums, when
   /// it asks at all (`references_are_near`): in random order the requests halve the field

@@ -11,6 +11,7 @@
 #include <sphad/ops/detail/gradient_targets.hpp>
 #include <sphad/ops/detail/pair_block.hpp>
 #include <sphad/ops/detail/reverse_policy.hpp>
+#include <sphad/ops/detail/row_chunks.hpp>
 #include <sphad/search/neighbor_list.hpp>
 #include <sphad/search/transpose.hpp>
 
@@ -46,29 +47,6 @@ struct PairSlots {
     SPHAD_PRAGMA_UNROLL
     for (int c = 0; c < P; ++c) {
       data[k * P + c] = v[c];
-    }
-  }
-};
-
-/// The reference side's adjoints of pair (i, j) added at j of one chunk's own array
-/// (`P` scalars per reference): the host sweep's rows run in a fixed number of chunks, each
-/// serially into its own array, summed over the chunks afterwards (`SumChunks`).
-template <int P, class S>
-struct ChunkSums {
-  S* data;
-  static constexpr bool clears_filtered = false;
-  SPHAD_HOST_DEVICE SPHAD_INLINE void prefetch(std::int32_t j) const {
-#if !SPHAD_DEVICE_PASS && defined(__GNUC__)
-    __builtin_prefetch(data + std::int64_t(j) * P, 1);
-#else
-    (void)j;
-#endif
-  }
-  SPHAD_HOST_DEVICE SPHAD_INLINE void clear(std::int64_t) const {}
-  SPHAD_HOST_DEVICE SPHAD_INLINE void put(std::int64_t, std::int32_t j, const S* v) const {
-    SPHAD_PRAGMA_UNROLL
-    for (int c = 0; c < P; ++c) {
-      data[std::int64_t(j) * P + c] += v[c];
     }
   }
 };
@@ -273,27 +251,6 @@ struct GatherPairAdjoints {
   }
 };
 
-/// Reference j sums its adjoints over the chunks' arrays (`ChunkSums`, chunk order) into its
-/// targets (at most N).
-template <int P, class S, int N>
-struct SumChunks {
-  const S* sums;
-  int chunks;
-  std::int64_t num_references;
-  GradientTargets<S, N> targets;
-  SPHAD_HOST_DEVICE SPHAD_INLINE void operator()(std::int64_t j) const {
-    S g[P] = {};
-    for (int c = 0; c < chunks; ++c) {
-      const S* at = sums + (c * num_references + j) * P;
-      SPHAD_PRAGMA_UNROLL
-      for (int l = 0; l < P; ++l) {
-        g[l] += at[l];
-      }
-    }
-    targets.add(j, g);
-  }
-};
-
 /// Whether the references of a query lie near it in memory (one set in both roles) — the
 /// particles sorted by cell, as solvers keep them — judged from a few rows spread over the
 /// list: then the processor's own prefetchers follow the sweep and asking for each reference
@@ -314,41 +271,6 @@ inline bool references_are_near(const std::int64_t* offsets,
     }
   }
   return distant * Policy::far_one_in <= entries;
-}
-
-/// The host's chunks of rows for `ChunkSums`: at most `ReversePolicy<exec::host>::
-/// max_row_chunks` (fewer for short lists), fixed by the list and not by the thread count, so
-/// the sums — and the gradients — are the same bits on any number of threads.
-inline int row_chunks(std::int64_t num_pairs) {
-  using Policy = ReversePolicy<exec::host>;
-  return int(std::max<std::int64_t>(
-      1, std::min<std::int64_t>(Policy::max_row_chunks, num_pairs / Policy::min_chunk_pairs)));
-}
-
-/// The first row of chunk c of `chunks` (the chunks hold equal shares of the pairs).
-inline std::int64_t
-chunk_first_row(const std::int64_t* offsets, std::int64_t num_queries, int c, int chunks) {
-  const std::int64_t target = offsets[num_queries] * c / chunks;
-  return c == 0 ? 0
-         : c == chunks
-             ? num_queries
-             : std::int64_t(std::lower_bound(offsets, offsets + num_queries, target) - offsets);
-}
-
-/// Runs `rows(c)` over the rows of each chunk c (its `rows(first, end)`, serially), the chunks
-/// in parallel.
-template <class MakeRows>
-void for_each_row_chunk(const std::int64_t* offsets,
-                        std::int64_t num_queries,
-                        int chunks,
-                        const MakeRows& rows) {
-#if SPHAD_HAS_OPENMP
-#pragma omp parallel for schedule(static, 1) if (chunks > 1)
-#endif
-  for (int c = 0; c < chunks; ++c) {
-    rows(c).rows(chunk_first_row(offsets, num_queries, c, chunks),
-                 chunk_first_row(offsets, num_queries, c + 1, chunks));
-  }
 }
 
 /// The reverse sweep of one record over its list `rows` (`nq` queries; `columns`: its entries
@@ -397,23 +319,25 @@ void reverse_sweep(Tape<Exec>& tape,
       }
     }
   } else if constexpr (std::is_same_v<Exec, exec::host>) {
-    // Each chunk of rows adds its references' adjoints into its own array; then every
+    // Each chunk of rows adds its references' adjoints into its own window; then every
     // reference sums the chunks in order.
-    const int chunks = row_chunks(rows.num_pairs);
-    const std::int64_t n = P > 0 ? chunks * nr * P : 0;
-    S* sums = sphad::detail::TapeAccess::workspace(tape, n, kept);
+    const RowChunks chunks(rows.offsets.data(), rows.neighbors.data(), nq, nr, P > 0);
+    S* sums = sphad::detail::TapeAccess::workspace(tape, P > 0 ? chunks.references() * P : 0, kept);
     const bool prefetch =
         !one_set || !references_are_near(rows.offsets.data(), rows.neighbors.data(), nq);
-    for_each_row_chunk(rows.offsets.data(), nq, chunks, [&](int c) {
-      std::fill_n(sums + c * nr * P, nr * P, S(0)); // by the chunk's own thread
+    chunks.for_each([&](int c) {
+      const auto window = std::size_t(c);
+      S* mine = sums + chunks.at[window] * P;
+      // zeroed by the chunk's own thread
+      std::fill_n(mine, (chunks.hi[window] - chunks.lo[window]) * P, S(0));
       return RowAdjoints<Dirs, S, OutPrimal, Pairs, ChunkSums<P, S>, NQ, Policy>{
           pairs,   rows.offsets.data(), rows.neighbors.data(),
-          ybar,    query_targets,       ChunkSums<P, S>{sums + c * nr * P},
+          ybar,    query_targets,       ChunkSums<P, S>{mine, chunks.lo[window]},
           prefetch};
     });
     if constexpr (P > 0) {
-      exec::for_each_index(tape.exec(), nr,
-                           SumChunks<P, S, NR>{sums, chunks, nr, reference_targets});
+      const SumChunks<P, S, NR> sum{sums, &chunks, nr, reference_targets};
+      exec::for_each_index(tape.exec(), sum.blocks(), sum);
     }
   }
 }

@@ -64,16 +64,20 @@ struct RowChunks {
   static std::int64_t
   first_row_of(const std::int64_t* offsets, std::int64_t num_queries, int c, int n) {
     const std::int64_t target = offsets[num_queries] * c / n;
-    return c == 0   ? 0
-           : c == n ? num_queries
-                    : std::int64_t(std::lower_bound(offsets, offsets + num_queries, target) -
-                                   offsets);
+    return c == 0 ? 0
+           : c == n
+               ? num_queries
+               : std::int64_t(std::lower_bound(offsets, offsets + num_queries, target) - offsets);
   }
 
+  /// The chunks of the list (`offsets`, `neighbors`; `num_queries` rows among
+  /// `num_references`); without `windows` (no reference-side sums) the most the pairs allow,
+  /// every window empty.
   RowChunks(const std::int64_t* offsets,
             const std::int32_t* neighbors,
             std::int64_t num_queries,
-            std::int64_t num_references) {
+            std::int64_t num_references,
+            bool windows = true) {
     using Policy = ReversePolicy<exec::host>;
     const std::int64_t pairs = offsets[num_queries];
     int fine = 1; // the most chunks the pairs allow: a power of two
@@ -86,19 +90,24 @@ struct RowChunks {
 #if SPHAD_HAS_OPENMP
 #pragma omp parallel for schedule(static, 1) if (fine > 1)
 #endif
-    for (int c = 0; c < fine; ++c) {
+    for (int c = 0; c < (windows ? fine : 0); ++c) {
       const std::int64_t begin = offsets[first_row_of(offsets, num_queries, c, fine)];
       const std::int64_t end = offsets[first_row_of(offsets, num_queries, c + 1, fine)];
       std::int32_t least = std::numeric_limits<std::int32_t>::max(), most = -1;
+      // On SIMD lanes (one pass over the entries: 8 instructions a pair as scalar code).
+#if SPHAD_HAS_OPENMP
+#pragma omp simd reduction(min : least) reduction(max : most)
+#endif
       for (std::int64_t k = begin; k < end; ++k) {
-        least = std::min(least, neighbors[k]);
-        most = std::max(most, neighbors[k]);
+        const std::int32_t j = neighbors[k]; // (std::min's reference does not vectorize)
+        least = j < least ? j : least;
+        most = j > most ? j : most;
       }
       fine_lo[std::size_t(c)] = most < 0 ? 0 : least;
       fine_hi[std::size_t(c)] = most < 0 ? 0 : std::int64_t(most) + 1;
     }
-    const std::int64_t budget = Policy::scratch_per_reference * std::max<std::int64_t>(
-                                                                    num_references, 1);
+    const std::int64_t budget =
+        Policy::scratch_per_reference * std::max<std::int64_t>(num_references, 1);
     for (count = fine;; count /= 2) {
       const int merge = fine / count;
       lo.assign(std::size_t(count), 0);
@@ -127,7 +136,9 @@ struct RowChunks {
   }
 
   /// The scratch's size in references (times P scalars).
-  std::int64_t references() const { return at[std::size_t(count)]; }
+  std::int64_t references() const {
+    return at[std::size_t(count)];
+  }
 
   /// Runs `rows(c)` over the rows of each chunk c (its `rows(first, end)`, serially), the
   /// chunks in parallel.
