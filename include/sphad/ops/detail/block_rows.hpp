@@ -207,11 +207,11 @@ void row_in_blocks(const Eval& eval,
     // Whether every pair of the block is summed (one test of its kinds), else each's own.
     bool block_taken = every;
     if (!every && !skip_self) {
-      std::uint32_t bits = filter.reference;
-      each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE {
-        bits &= filter.reference >> unsigned(references.kinds[js[l]]);
-      });
-      block_taken = (bits & 1u) != 0;
+      // (The kinds' bits ORed, then one test: every kind of the block in the filter.)
+      std::uint32_t kinds = 0;
+      each_lane<L>([&](auto l)
+                       SPHAD_LAMBDA_INLINE { kinds |= 1u << unsigned(references.kinds[js[l]]); });
+      block_taken = (kinds & ~filter.reference) == 0;
     }
     if constexpr (packed_combine) {
       using FP = std::conditional_t<std::is_same_v<F, NoField>, NoField, P>;
