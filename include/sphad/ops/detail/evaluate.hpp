@@ -365,12 +365,17 @@ struct Evaluate {
         sums.add(lane, pair_term(i, j, q));
       }
     };
+    // (The lane as `decltype(l)::value`: integral_constant's conversion is host-only for nvcc.)
     for (; k + L <= end; k += L) {
-      each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE { entry(k + l, l); });
+      each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE {
+        constexpr int lane = decltype(l)::value;
+        entry(k + lane, lane);
+      });
     }
     each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE {
-      if (k + l < end) {
-        entry(k + l, l);
+      constexpr int lane = decltype(l)::value;
+      if (k + lane < end) {
+        entry(k + lane, lane);
       }
     });
   }
