@@ -16,6 +16,7 @@
 
 #include <cstring>
 #include <random>
+#include <utility>
 #include <vector>
 
 using namespace sphad;
@@ -63,16 +64,22 @@ bool same_bits(const A& a, const A& b) {
          std::memcmp(a.data(), b.data(), sizeof(*a.data()) * std::size_t(a.size())) == 0;
 }
 
+/// The cloud's neighbour list and search grid under scheme S (the blocks' and the pair-at-a-time
+/// traversal's).
+template <SupportScheme S, int D, class T>
+auto list_and_grid(const Cloud<D, T>& c) {
+  const auto points = c.p.view().search_points();
+  return std::make_pair(build_neighbor_list<S>(exec::host{}, points, points, c.domain),
+                        search::build_search_grid<S>(exec::host{}, points, points, c.domain));
+}
+
 /// Operator Op over the list (blocks) and over the grid (one pair at a time): the same bits,
 /// in every direction given.
 template <class Op, int D, class T, class Values>
 void check_blocks(const Cloud<D, T>& c, const Values& values) {
   const exec::host ex;
   const auto s = c.p.view();
-  constexpr SupportScheme S = Op::support;
-  const auto list = build_neighbor_list<S>(ex, s.search_points(), s.search_points(), c.domain);
-  const auto grid =
-      search::build_search_grid<S>(ex, s.search_points(), s.search_points(), c.domain);
+  const auto [list, grid] = list_and_grid<Op::support>(c);
   for (const auto direction : {OperationDirection::TrueAllToAll, OperationDirection::AllToAll,
                                OperationDirection::FluidToFluid}) {
     INFO("direction " << int(direction));
@@ -96,10 +103,7 @@ template <class Op, int N, int D, class T, class Values>
 void check_jvp_blocks(const Cloud<D, T>& c, const Values& values) {
   const exec::host ex;
   const auto s = c.p.view();
-  constexpr SupportScheme S = Op::support;
-  const auto list = build_neighbor_list<S>(ex, s.search_points(), s.search_points(), c.domain);
-  const auto grid =
-      search::build_search_grid<S>(ex, s.search_points(), s.search_points(), c.domain);
+  const auto [list, grid] = list_and_grid<Op::support>(c);
   std::vector<Vec<T, D>> dx(c.f.size() * N);
   for (std::size_t k = 0; k < dx.size(); ++k) {
     for (int a = 0; a < D; ++a) {
