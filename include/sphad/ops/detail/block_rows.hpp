@@ -8,6 +8,7 @@
 #include <sphad/math/pack.hpp>
 #include <sphad/math/vec.hpp>
 #include <sphad/ops/detail/pair_block.hpp>
+#include <sphad/ops/detail/pair_packs.hpp>
 #include <sphad/ops/operator_concept.hpp>
 #include <sphad/ops/pair.hpp>
 

@@ -7,6 +7,7 @@
 #include <sphad/ad/dual.hpp>
 #include <sphad/ops/detail/block_rows.hpp>
 #include <sphad/ops/detail/leaf_algebra.hpp>
+#include <sphad/ops/detail/pair_packs.hpp>
 #include <sphad/ops/operator_concept.hpp>
 #include <sphad/ops/operators.hpp>
 
