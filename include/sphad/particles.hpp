@@ -59,6 +59,20 @@ struct KindFilter {
   SPHAD_HOST_DEVICE SPHAD_INLINE bool accepts_every_kind() const {
     return everything || (reference & 15u) == 15u;
   }
+  /// This filter for particles whose kinds are known to be among `query_kinds` and
+  /// `reference_kinds` (bit masks as above; a mask with bits past kind 3 means "not known"): a
+  /// kind no particle has is accepted too, so that a filter dropping no particle present tests
+  /// none (the default AllToAll over references without Ghosts). Same pairs, same sums.
+  SPHAD_HOST_DEVICE SPHAD_INLINE KindFilter for_kinds_present(std::uint32_t query_kinds,
+                                                              std::uint32_t reference_kinds) const {
+    const bool known = ((query_kinds | reference_kinds) & ~15u) == 0;
+    if (everything || !known) {
+      return *this;
+    }
+    KindFilter widened{query | (~query_kinds & 15u), reference | (~reference_kinds & 15u), false};
+    widened.everything = (widened.query & 15u) == 15u && (widened.reference & 15u) == 15u;
+    return widened;
+  }
 };
 
 namespace detail {

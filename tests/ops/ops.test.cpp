@@ -216,14 +216,23 @@ TEMPLATE_TEST_CASE("ops: linear fields are reproduced in the lattice interior",
 }
 
 TEST_CASE("ops: kinds and every direction filter pairs like a brute-force sum", "[ops]") {
+  // Every kind present, and sets missing some (the call then tests fewer kinds: same sums).
+  const std::uint32_t present = GENERATE(15u, 1u | 2u, 1u | 8u, 4u, 1u);
+  std::vector<std::int32_t> among;
+  for (std::int32_t k = 0; k < 4; ++k) {
+    if ((present >> k) & 1u) {
+      among.push_back(k);
+    }
+  }
   auto p = test::lattice<2, double>(12, 30);
   std::mt19937 rng(3);
   for (auto& kind : p.kinds) {
-    kind = std::int32_t(rng() % 4);
+    kind = among[rng() % among.size()];
   }
   const Domain<2, double> domain{{-1, -1}, {1, 1}, {true, false}};
   const exec::host ex;
   const auto list = test::all_pairs_list(p, domain);
+  INFO("kinds present (bits) " << present);
   for (int mode = 0; mode < 15; ++mode) {
     ApplyOptions<double> options;
     options.direction = static_cast<OperationDirection>(mode);
@@ -253,6 +262,21 @@ TEST_CASE("ops: kinds and every direction filter pairs like a brute-force sum", 
   CHECK(kind_filter(OperationDirection::TrueAllToAll).accepts_reference(2));
   CHECK_FALSE(kind_filter(OperationDirection::FluidToBoundary).accepts_query(0));
   CHECK(kind_filter(OperationDirection::FluidToBoundary).accepts_query(1));
+  // Widened to the kinds present: no ghost reference, nothing dropped, no test at all...
+  CHECK(all.for_kinds_present(15u, 1u | 2u | 8u).everything);
+  CHECK(kind_filter(OperationDirection::FluidToFluid).for_kinds_present(1u, 1u).everything);
+  // ...a ghost present is still dropped, and kinds not known (device memory) change nothing.
+  const auto ghosts = all.for_kinds_present(15u, 15u);
+  CHECK_FALSE(ghosts.everything);
+  CHECK_FALSE(ghosts.accepts_reference(2));
+  CHECK_FALSE(ghosts.accepts_every_kind());
+  const auto unknown = kind_filter(OperationDirection::FluidToFluid).for_kinds_present(~0u, ~0u);
+  CHECK(unknown.query == 1u);
+  CHECK(unknown.reference == 1u);
+  CHECK_FALSE(unknown.everything);
+  CHECK(
+      kind_filter(OperationDirection::FluidToBoundary).for_kinds_present(15u, 1u | 2u).reference ==
+      (2u | 4u | 8u));
 }
 
 TEST_CASE("ops: self and coincident pairs are summed with the kernel's values at r = 0", "[ops]") {

@@ -35,7 +35,8 @@ namespace sphad {
 namespace ops::detail {
 
 /// Launches a call already checked (`validate_call`, `traversal`): `store(i, value)` receives
-/// each query's result, `neighbors` and `factor` are what the checks returned.
+/// each query's result, `rows` (neighbours and kind filter) and `factor` are what the checks
+/// returned.
 template <class Op,
           class Exec,
           class Neighbors,
@@ -46,13 +47,12 @@ template <class Op,
           class Corr,
           class Store>
 void launch_all(const Exec& exec,
-                const Neighbors& neighbors,
+                const Traversal<Neighbors>& rows,
                 const Queries& queries,
                 const References& references,
                 const Domain<Queries::dim, typename Queries::primal_scalar>& domain,
                 const QueryValues& query_values,
                 const ReferenceValues& reference_values,
-                OperationDirection direction,
                 typename Queries::primal_scalar factor,
                 const Corr& corrections,
                 Store store,
@@ -60,7 +60,7 @@ void launch_all(const Exec& exec,
   using Launch =
       Evaluate<Op, Neighbors, Queries, References, QueryValues, ReferenceValues, Corr, Store>;
   exec::for_each_index(exec, queries.size(),
-                       Launch{neighbors, queries, references, domain, kind_filter(direction),
+                       Launch{rows.neighbors, queries, references, domain, rows.filter,
                               query_values, reference_values, factor, corrections, store,
                               skip_self_pairs});
 }
@@ -92,9 +92,10 @@ void evaluate_all(const Exec& exec,
   const auto& rv = as_view(reference_values);
   const auto factor =
       validate_call<Op>(queries, references, domain, qv, rv, options, corrections, function);
-  const auto neighbors = traversal<Op::support>(exec, adjacency, queries, references, function);
-  launch_all<Op>(exec, neighbors, queries, references, domain, qv, rv, options.direction, factor,
-                 corrections, store, skip_self_pairs);
+  const auto rows =
+      traversal<Op::support>(exec, adjacency, queries, references, options.direction, function);
+  launch_all<Op>(exec, rows, queries, references, domain, qv, rv, factor, corrections, store,
+                 skip_self_pairs);
 }
 
 } // namespace ops::detail

@@ -88,9 +88,10 @@ auto record(Tape<Exec>& tape,
   using Out = output_of_t<Op, decltype(q), decltype(r), decltype(qv), decltype(rv), decltype(c)>;
   // Everything is checked before the tape changes; the launch reuses the checks' results.
   const auto factor = validate_call<Op>(q, r, domain, qv, rv, options, c, function);
-  const auto rows = traversal<Op::support>(tape.exec(), neighbors, q, r, function);
+  const auto rows =
+      traversal<Op::support>(tape.exec(), neighbors, q, r, options.direction, function);
   Variable<Out> out = sphad::detail::TapeAccess::make_output<Out>(tape, q.size());
-  launch_all<Op>(tape.exec(), rows, q, r, domain, qv, rv, options.direction, factor, c,
+  launch_all<Op>(tape.exec(), rows, q, r, domain, qv, rv, factor, c,
                  StoreAt<Out>{const_cast<Out*>(out.data())});
   using Dirs = Directions<Op, Queries, References, QueryValues, ReferenceValues, Corr>;
   if constexpr (Dirs::any) {
@@ -106,8 +107,8 @@ auto record(Tape<Exec>& tape,
         std::make_unique<
             OperatorRecord<Op, Exec, Queries, References, QueryValues, ReferenceValues, Corr, Out>>(
             queries, references, domain, copy_neighbor_list(tape.exec(), neighbors),
-            std::move(transposed), query_values, reference_values, kind_filter(options.direction),
-            factor, corrections, out));
+            std::move(transposed), query_values, reference_values, rows.filter, factor, corrections,
+            out));
   }
   return out;
 }

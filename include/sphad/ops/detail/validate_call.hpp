@@ -152,16 +152,26 @@ R validate_call(const Queries& queries,
   return R(1);
 }
 
+/// What the checks of one particle set found: its largest support (-1: not known) and the kinds
+/// its particles have (bit k: kind k; `any_kind_value`: not known).
+template <class R>
+struct ParticleScan {
+  R largest_support;
+  std::uint32_t kinds;
+};
+constexpr std::uint32_t any_kind_value = 0xffffffffu;
+
 /// Host memory, O(N): every position and support finite, every support > 0 (the kernels divide
 /// by h) and every kind one of the four (another kind would be filtered out by every direction
-/// but TrueAllToAll). Returns the largest support.
+/// but TrueAllToAll). Returns the largest support and the kinds present.
 template <class Set>
-typename Set::primal_scalar
+ParticleScan<typename Set::primal_scalar>
 check_particle_values(const exec::host&, const Set& set, const char* function, const char* name) {
   using R = typename Set::primal_scalar;
   const auto x = primal_view(set.positions);
   const auto h = primal_view(set.supports);
   R largest = R(0);
+  std::uint32_t kinds = 0;
   for (std::int64_t i = 0; i < set.size(); ++i) {
     const R h_i = R(value_of(h[i]));
     bool finite = std::isfinite(h_i);
@@ -178,16 +188,33 @@ check_particle_values(const exec::host&, const Set& set, const char* function, c
                   sphad::detail::concat("has an unknown particle kind at index ", i, " (got ", kind,
                                         "; kinds are 0 fluid, 1 boundary, 2 ghost, 3 other)"));
     largest = h_i > largest ? h_i : largest;
+    kinds |= 1u << kind;
   }
-  return largest;
+  return {largest, kinds};
 }
 
-/// Device memory is not read on the host: a CUDA call does not check particle values (-1: no
-/// largest support known).
+/// Device memory is not read on the host: a CUDA call does not check particle values (no
+/// largest support, no kinds known).
 template <class Exec, class Set>
-typename Set::primal_scalar
+ParticleScan<typename Set::primal_scalar>
 check_particle_values(const Exec&, const Set&, const char*, const char*) {
-  return typename Set::primal_scalar(-1);
+  return {typename Set::primal_scalar(-1), any_kind_value};
+}
+
+/// The neighbours a call traverses and the kind filter its launch applies: the direction's,
+/// widened to the kinds absent from the particles (no test where no particle present is
+/// dropped).
+template <class Neighbors>
+struct Traversal {
+  Neighbors neighbors;
+  KindFilter filter;
+};
+template <class Neighbors, class R>
+Traversal<Neighbors> traversal_of(const Neighbors& neighbors,
+                                  OperationDirection direction,
+                                  const ParticleScan<R>& queries,
+                                  const ParticleScan<R>& references) {
+  return {neighbors, kind_filter(direction).for_kinds_present(queries.kinds, references.kinds)};
 }
 
 /// Whether two sets view the same arrays (one set in both roles: checked once).
@@ -202,32 +229,36 @@ bool same_set(const Queries& queries, const References& references) {
 /// The neighbours of each query: the rows of a list, checked against both sets and the
 /// operator's support scheme...
 template <SupportScheme S, class Exec, class Queries, class References>
-ListNeighbors traversal(const Exec& exec,
-                        const NeighborList<Exec>& list,
-                        const Queries& queries,
-                        const References& references,
-                        const char* function) {
-  check_particle_values(exec, queries, function, "queries");
-  if (!same_set(queries, references)) {
-    check_particle_values(exec, references, function, "references");
-  }
+Traversal<ListNeighbors> traversal(const Exec& exec,
+                                   const NeighborList<Exec>& list,
+                                   const Queries& queries,
+                                   const References& references,
+                                   OperationDirection direction,
+                                   const char* function) {
+  const auto q = check_particle_values(exec, queries, function, "queries");
+  const auto r = same_set(queries, references)
+                     ? q
+                     : check_particle_values(exec, references, function, "references");
   search::detail::check_list_scheme<S>(list.scheme, function, "neighbors", "the operator's");
   search::detail::check_list(exec, list, queries.size(), references.size(), function, "neighbors");
-  return ListNeighbors{list.offsets.data(), list.neighbors.data()};
+  return traversal_of(ListNeighbors{list.offsets.data(), list.neighbors.data()}, direction, q, r);
 }
 
 /// ...or the search grid, traversed directly, checked against the references it
 /// sorted and, on the host, against the supports it must reach.
 template <SupportScheme S, int D, class R, class Exec, class Queries, class References>
-GridNeighbors<S, D, R> traversal(const Exec& exec,
-                                 const search::HashGrid<D, R, Exec>& grid,
-                                 const Queries& queries,
-                                 const References& references,
-                                 const char* function) {
-  const R h_q = check_particle_values(exec, queries, function, "queries");
-  const R h_r = same_set(queries, references)
-                    ? h_q
-                    : check_particle_values(exec, references, function, "references");
+Traversal<GridNeighbors<S, D, R>> traversal(const Exec& exec,
+                                            const search::HashGrid<D, R, Exec>& grid,
+                                            const Queries& queries,
+                                            const References& references,
+                                            OperationDirection direction,
+                                            const char* function) {
+  const auto q = check_particle_values(exec, queries, function, "queries");
+  const auto r = same_set(queries, references)
+                     ? q
+                     : check_particle_values(exec, references, function, "references");
+  const R h_q = q.largest_support;
+  const R h_r = r.largest_support;
   SPHAD_REQUIRE(grid.sorted_index.size() == references.size(), function, "neighbors",
                 sphad::detail::concat("is a grid over ", grid.sorted_index.size(),
                                       " references but the call has ", references.size(),
@@ -237,7 +268,7 @@ GridNeighbors<S, D, R> traversal(const Exec& exec,
                 sphad::detail::concat("is a grid for search radius ", grid.radius,
                                       " but the supports need ", needed,
                                       " (rebuild it after supports grow)"));
-  return GridNeighbors<S, D, R>{grid.view()};
+  return traversal_of(GridNeighbors<S, D, R>{grid.view()}, direction, q, r);
 }
 
 } // namespace sphad::ops::detail
