@@ -151,17 +151,32 @@ struct SetOverflow {
   }
 };
 
-/// The queries' indices sorted by the grid cell they fall in (stable).
+/// The queries' indices sorted by the grid cell they fall in (stable): `data()`. When the
+/// queries are the references the grid sorted (the same positions), the grid's own sorted
+/// indices (the same order), not sorted again.
+template <class Exec>
+struct QueryOrder {
+  Buffer<std::int32_t, Exec> own; // empty when the grid's order serves
+  const std::int32_t* order;
+  const std::int32_t* data() const { return order; }
+};
 template <int D, class T, class Exec>
-Buffer<std::int32_t, Exec>
-query_order(const Exec& exec, const HashGrid<D, T, Exec>& grid, const SearchPoints<D, T>& queries) {
+QueryOrder<Exec>
+query_order(const Exec& exec,
+            const HashGrid<D, T, Exec>& grid,
+            const SearchPoints<D, T>& queries,
+            const SearchPoints<D, T>& references) {
   const std::int64_t nq = queries.size();
+  if (nq == references.size() && queries.positions.data() == references.positions.data()) {
+    return {Buffer<std::int32_t, Exec>(), grid.sorted_index.data()};
+  }
   Buffer<std::int32_t, Exec> order(exec, nq);
   Buffer<std::uint64_t, Exec> keys(exec, nq);
   exec::for_each_index(
       exec, nq, CellKeys<D, T>{grid.layout, queries.positions.data(), keys.data(), order.data()});
   exec::stable_sort_by_key(exec, keys.data(), order.data(), nq, cell_key_bits(grid.layout));
-  return order;
+  const std::int32_t* at = order.data();
+  return {std::move(order), at};
 }
 
 /// Validation shared by every entry point; returns the grid radius.
@@ -406,7 +421,7 @@ NeighborList<Exec> build_neighbor_list(const Exec& exec,
   const std::int64_t nq = queries.size();
   NeighborList<Exec> list{Buffer<std::int64_t, Exec>(exec, nq + 1), Buffer<std::int32_t, Exec>(),
                           nq, 0};
-  const auto order = search::detail::query_order(exec, grid, queries);
+  const auto order = search::detail::query_order(exec, grid, queries, references);
   list.num_references = references.size();
   list.scheme = static_cast<int>(S);
   list.radius = double(grid.radius);
@@ -477,7 +492,7 @@ void build_neighbor_list_into(const Exec& exec,
   const auto grid =
       search::build_search_grid<S>(exec, queries, references, domain, options, function);
   Buffer<int, Exec> bad_input(exec, 2);
-  const auto order = search::detail::query_order(exec, grid, queries);
+  const auto order = search::detail::query_order(exec, grid, queries, references);
   search::detail::count_and_scan<S>(exec, grid, queries, references, order.data(), options.skin,
                                     options.max_support, offsets, bad_input.data());
   const std::int64_t nq = queries.size();
