@@ -53,7 +53,7 @@ Gradient rollout_gradient(std::int64_t steps, double dt, std::int64_t checkpoint
 } // namespace
 
 TEST_CASE("Taylor-Green: dE(T)/dν through 60 steps against central differences",
-          "[solver][taylor_green]") {
+          "[solver][taylor_green][long]") {
   const Setup s = small();
   const double dt = s.dt();
   const std::int64_t steps = 60;

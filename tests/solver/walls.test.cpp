@@ -122,7 +122,7 @@ double final_energy(double alpha, std::int64_t steps, double dt) {
 } // namespace
 
 TEST_CASE("dam break: dE(T)/dα through 150 steps against central differences",
-          "[solver][walls][rollout]") {
+          "[solver][walls][rollout][long]") {
   const Setup s = small();
   const double dt = s.dt();
   const std::int64_t steps = 150;
