@@ -161,11 +161,10 @@ struct QueryOrder {
   const std::int32_t* data() const { return order; }
 };
 template <int D, class T, class Exec>
-QueryOrder<Exec>
-query_order(const Exec& exec,
-            const HashGrid<D, T, Exec>& grid,
-            const SearchPoints<D, T>& queries,
-            const SearchPoints<D, T>& references) {
+QueryOrder<Exec> query_order(const Exec& exec,
+                             const HashGrid<D, T, Exec>& grid,
+                             const SearchPoints<D, T>& queries,
+                             const SearchPoints<D, T>& references) {
   const std::int64_t nq = queries.size();
   if (nq == references.size() && queries.positions.data() == references.positions.data()) {
     return {Buffer<std::int32_t, Exec>(), grid.sorted_index.data()};

@@ -18,6 +18,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <utility>
 
 /// \file
 /// \brief The checks of an operator call, all before any launch: particle sets, correction
@@ -226,6 +227,21 @@ bool same_set(const Queries& queries, const References& references) {
          queries.kinds.data() == references.kinds.data() && queries.size() == references.size();
 }
 
+/// `check_particle_values` of the queries and of the references (one set in both roles:
+/// checked once).
+template <class Exec, class Queries, class References>
+std::pair<ParticleScan<typename Queries::primal_scalar>,
+          ParticleScan<typename References::primal_scalar>>
+check_both_sets(const Exec& exec,
+                const Queries& queries,
+                const References& references,
+                const char* function) {
+  const auto q = check_particle_values(exec, queries, function, "queries");
+  return {q, same_set(queries, references)
+                 ? q
+                 : check_particle_values(exec, references, function, "references")};
+}
+
 /// The neighbours of each query: the rows of a list, checked against both sets and the
 /// operator's support scheme...
 template <SupportScheme S, class Exec, class Queries, class References>
@@ -235,10 +251,7 @@ Traversal<ListNeighbors> traversal(const Exec& exec,
                                    const References& references,
                                    OperationDirection direction,
                                    const char* function) {
-  const auto q = check_particle_values(exec, queries, function, "queries");
-  const auto r = same_set(queries, references)
-                     ? q
-                     : check_particle_values(exec, references, function, "references");
+  const auto [q, r] = check_both_sets(exec, queries, references, function);
   search::detail::check_list_scheme<S>(list.scheme, function, "neighbors", "the operator's");
   search::detail::check_list(exec, list, queries.size(), references.size(), function, "neighbors");
   return traversal_of(ListNeighbors{list.offsets.data(), list.neighbors.data()}, direction, q, r);
@@ -253,10 +266,7 @@ Traversal<GridNeighbors<S, D, R>> traversal(const Exec& exec,
                                             const References& references,
                                             OperationDirection direction,
                                             const char* function) {
-  const auto q = check_particle_values(exec, queries, function, "queries");
-  const auto r = same_set(queries, references)
-                     ? q
-                     : check_particle_values(exec, references, function, "references");
+  const auto [q, r] = check_both_sets(exec, queries, references, function);
   const R h_q = q.largest_support;
   const R h_r = r.largest_support;
   SPHAD_REQUIRE(grid.sorted_index.size() == references.size(), function, "neighbors",
