@@ -65,7 +65,39 @@ void check_lanes() {
   }
 }
 
+template <int D, class T, int W>
+void check_components() {
+  // W vectors of D components stored one after another (x0 y0 z0 x1 ...), values that tell
+  // every slot apart, and one more vector after them that must not be read into a lane.
+  T flat[D * W + D];
+  for (int f = 0; f < D * W + D; ++f) {
+    flat[f] = T(f) + T(0.5);
+  }
+  sphad::simd::Pack<T, W> c[D];
+  sphad::simd::load_components<D>(flat, c);
+  for (int a = 0; a < D; ++a) {
+    for (int l = 0; l < W; ++l) {
+      INFO("D = " << D << ", W = " << W << ", component " << a << ", lane " << l);
+      CHECK(c[a][l] == flat[l * D + a]);
+    }
+  }
+}
+
+template <class T>
+void check_components_of_widths() {
+  constexpr int W = sphad::simd::native_lanes<T>();
+  check_components<1, T, W>();
+  check_components<2, T, W>();
+  check_components<3, T, W>();
+}
+
 } // namespace
+
+TEST_CASE("simd: load_components splits consecutive vectors into one pack per component",
+          "[math][simd]") {
+  check_components_of_widths<double>();
+  check_components_of_widths<float>();
+}
 
 TEST_CASE("simd: pack lanes have the scalar operations' bits", "[math][simd]") {
   // The widths the pair blocks use: one register of the build's instruction set (a wider

@@ -48,11 +48,28 @@ TEST_CASE("search: the host's one-pass list is the same on any thread count and 
   // The host finds each row once, every thread's rows into its own buffer: the rows must not
   // depend on how the queries are split, and must equal the count-then-write passes (which the
   // capacity variant keeps), with periodic axes whose stencils wrap and one that does not.
+  // Points in random order have their rows copied into place; points already in the grid's
+  // cell order have every thread's array taken as its part of the list whole.
   using namespace sphad;
   const exec::host exec;
   const auto domain = test::cube<3>(2);
-  const auto cloud = test::random_cloud<3>(exec, domain, 1500, 21);
+  auto cloud = test::random_cloud<3>(exec, domain, 1500, 21);
   constexpr SupportScheme S = SupportScheme::SuperSymmetric;
+  if (GENERATE(false, true)) {
+    INFO("the points in the grid's cell order");
+    const auto grid = search::build_search_grid<S>(exec, cloud.host(), cloud.host(), domain);
+    std::vector<Vec<double, 3>> x;
+    std::vector<double> h;
+    for (std::int64_t s = 0; s < grid.sorted_index.size(); ++s) {
+      x.push_back(cloud.x[std::size_t(grid.sorted_index[s])]);
+      h.push_back(cloud.h[std::size_t(grid.sorted_index[s])]);
+    }
+    cloud = test::Cloud<3, double>(exec, x, h);
+    const auto again = search::build_search_grid<S>(exec, cloud.host(), cloud.host(), domain);
+    for (std::int64_t s = 0; s < again.sorted_index.size(); ++s) {
+      REQUIRE(again.sorted_index[s] == s);
+    }
+  }
   const auto build = [&] {
     return build_neighbor_list<S>(exec, cloud.host(), cloud.host(), domain);
   };

@@ -7,8 +7,11 @@
 #include <sphad/errors.hpp>
 #include <sphad/exec/host.hpp>
 
+#include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
+#include <new>
 #include <type_traits>
 #include <utility>
 
@@ -31,6 +34,30 @@ namespace sphad {
 template <class T, class Exec>
 class Buffer;
 
+namespace detail {
+/// Frees host memory from `std::malloc` (host buffers: so that a growing array, see
+/// `HostRows`, can become one without a copy).
+struct FreeHostMemory {
+  void operator()(void* p) const { std::free(p); }
+};
+/// `n` elements of T from `std::malloc`, uninitialized; `std::bad_alloc` when none is left.
+template <class T>
+T* allocate_host(std::int64_t n) {
+  static_assert(alignof(T) <= alignof(std::max_align_t),
+                "sphad::Buffer: host buffers hold types of at most malloc's alignment");
+  if (n <= 0) {
+    return nullptr;
+  }
+  void* p = std::malloc(sizeof(T) * static_cast<std::size_t>(n));
+  if (p == nullptr) {
+    throw std::bad_alloc();
+  }
+  return static_cast<T*>(p);
+}
+template <class T>
+Buffer<T, exec::host> adopt_host_memory(T* data, std::int64_t n);
+} // namespace detail
+
 template <class T>
 class Buffer<T, exec::host> {
   static_assert(std::is_trivially_copyable_v<T>,
@@ -41,21 +68,33 @@ public:
   using exec_type = exec::host;
 
   Buffer() = default;
-  Buffer(const exec::host&, std::int64_t n)
-      : data_(n > 0 ? new T[static_cast<std::size_t>(n)] : nullptr), size_(n) {
+  Buffer(const exec::host&, std::int64_t n) : size_(n) {
     SPHAD_REQUIRE(n >= 0, "Buffer", "n", detail::concat("negative size (got ", n, ")"));
+    data_.reset(detail::allocate_host<T>(n));
   }
 
   T* data() { return data_.get(); }
   const T* data() const { return data_.get(); }
   std::int64_t size() const { return size_; }
-  T& operator[](std::int64_t i) { return data_[i]; }
-  const T& operator[](std::int64_t i) const { return data_[i]; }
+  T& operator[](std::int64_t i) { return data_.get()[i]; }
+  const T& operator[](std::int64_t i) const { return data_.get()[i]; }
 
 private:
-  std::unique_ptr<T[]> data_;
+  friend Buffer detail::adopt_host_memory<T>(T*, std::int64_t);
+  std::unique_ptr<T, detail::FreeHostMemory> data_;
   std::int64_t size_ = 0;
 };
+
+namespace detail {
+/// A host buffer owning `data` (`n` elements from `std::malloc`, or null for none).
+template <class T>
+Buffer<T, exec::host> adopt_host_memory(T* data, std::int64_t n) {
+  Buffer<T, exec::host> buffer;
+  buffer.data_.reset(data);
+  buffer.size_ = n;
+  return buffer;
+}
+} // namespace detail
 
 #if defined(__CUDACC__)
 template <class T>

@@ -247,6 +247,52 @@ SPHAD_INLINE Pack<T, W> pack_of(const T (&lanes)[W]) {
   return pack_of_lanes(lanes, std::make_index_sequence<std::size_t(W)>{});
 }
 
+/// Element `f` of D · W contiguous scalars (D packs' worth, as loaded): which of the first two
+/// packs' 2W elements it is (`first_two`, when f < 2W) and where the third pack's element goes
+/// in the second shuffle (`with_third`).
+constexpr int first_two(int f, int w) {
+  return f < 2 * w ? f : 0;
+}
+constexpr int with_third(int f, int w, int k) {
+  return f < 2 * w ? k : w + (f - 2 * w);
+}
+
+template <int D, class T, int W, int A, class V, std::size_t... K>
+SPHAD_INLINE Pack<T, W> component_of(V c0, V c1, V c2, std::index_sequence<K...>) {
+  if constexpr (D == 1) {
+    return Pack<T, W>(c0);
+  } else if constexpr (D == 2) {
+    return Pack<T, W>(__builtin_shufflevector(c0, c1, (int(K) * D + A)...));
+  } else {
+    const V two = __builtin_shufflevector(c0, c1, first_two(int(K) * D + A, W)...);
+    return Pack<T, W>(__builtin_shufflevector(two, c2, with_third(int(K) * D + A, W, int(K))...));
+  }
+}
+template <int D, class T, int W, std::size_t... A>
+SPHAD_INLINE void
+load_components_of(const T* flat, Pack<T, W> (&out)[D], std::index_sequence<A...>) {
+  using V = typename Pack<T, W>::vec;
+  V c[3] = {}; // D unaligned loads, each its own register
+  std::memcpy(&c[0], flat, sizeof(V));
+  if constexpr (D >= 2) {
+    std::memcpy(&c[1], flat + W, sizeof(V));
+  }
+  if constexpr (D >= 3) {
+    std::memcpy(&c[2], flat + 2 * W, sizeof(V));
+  }
+  const std::make_index_sequence<std::size_t(W)> lanes;
+  ((out[A] = component_of<D, T, W, int(A)>(c[0], c[1], c[2], lanes)), ...);
+}
+
+/// The components of W consecutive D-vectors stored as D · W contiguous scalars (x0 y0 z0 x1
+/// …), one pack per component: D wide loads and shuffles in registers, no gather and no
+/// store of a lane (D ≤ 3).
+template <int D, class T, int W>
+SPHAD_INLINE void load_components(const T* flat, Pack<T, W> (&out)[D]) {
+  static_assert(D >= 1 && D <= 3, "sphad::simd::load_components: 1 to 3 components");
+  load_components_of(flat, out, std::make_index_sequence<std::size_t(D)>{});
+}
+
 /// The correctly rounded square root of every lane (a SIMD instruction on x86; lane by lane
 /// elsewhere).
 template <class T, int W>

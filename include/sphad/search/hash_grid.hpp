@@ -181,9 +181,9 @@ for_each_candidate_range(const HashGridView<D, T>& grid, const Vec<T, D>& x, F&&
     const bool culls = layout.domain.periodic[a] ? layout.cells[a] >= 3
                                                  : home[a] > 0 && home[a] < layout.cells[a] - 1;
     for (int offset = -1; offset <= 1; ++offset) {
-      int c = home[a] + offset;
+      int c = home[a] + offset; // in [-1, cells]: wrapped by a compare, not a division
       if (layout.domain.periodic[a]) {
-        c = (c + layout.cells[a]) % layout.cells[a];
+        c = c < 0 ? c + layout.cells[a] : c >= layout.cells[a] ? c - layout.cells[a] : c;
       } else if (c < 0 || c >= layout.cells[a]) {
         continue;
       }
@@ -205,15 +205,19 @@ for_each_candidate_range(const HashGridView<D, T>& grid, const Vec<T, D>& x, F&&
   const T reach = grid.radius * T(1.00001);
   const T reach2 = reach * reach;
   constexpr int last = D - 1;
+  int ks[D] = {}; // the outer axes' stencil positions, an odometer (axis last − 1 fastest)
   for (int s = 0; s < outer; ++s) {
     Vec<int, D> cell{};
     T row_gap2 = T(0);
-    int rest = s;
+    for (int a = 0; a < last; ++a) {
+      cell[a] = cells[a][ks[a]];
+      row_gap2 += gap2[a][ks[a]];
+    }
     for (int a = last - 1; a >= 0; --a) {
-      const int k = rest % counts[a];
-      cell[a] = cells[a][k];
-      row_gap2 += gap2[a][k];
-      rest /= counts[a];
+      if (++ks[a] < counts[a]) {
+        break;
+      }
+      ks[a] = 0;
     }
     for (int k = 0; k < counts[last];) {
       if (row_gap2 + gap2[last][k] > reach2) {

@@ -11,7 +11,7 @@
 #include <sphad/exec/host.hpp>
 #include <sphad/exec/scan.hpp>
 #include <sphad/kernels/dispatch.hpp>
-#include <sphad/math/pack.hpp>
+#include <sphad/search/detail/host_build.hpp>
 #include <sphad/search/detail/validate.hpp>
 #include <sphad/search/hash_grid.hpp>
 #include <sphad/search/points.hpp>
@@ -229,154 +229,6 @@ void count_and_scan(const Exec& exec,
   exec::exclusive_scan(exec, offsets, offsets, nq + 1);
 }
 
-/// What the host's candidate test needs of one query (`append_neighbors`): its wrapped
-/// position, support and the periods, and on packs their broadcasts.
-template <SupportScheme S, int D, class T>
-struct QueryProbe {
-  Vec<T, D> x;
-  T h, skin;
-  PairPeriods<D, T> periods;
-#if SPHAD_HAS_PACKS
-  static constexpr int L = simd::native_lanes<T>();
-  using P = simd::Pack<T, L>;
-  P x_p[D], half[D], minus_half[D], period[D];
-#endif
-  /// Whether a candidate's difference may need a period shift: its stencil wraps around, or
-  /// the periodic axis has too few cells for |x_i − x_j| < 2 cells to stay below L/2. Else
-  /// every shift is 0 (d − 0 is d) and the test leaves them out.
-  bool shifts = false;
-  QueryProbe(const GridLayout<D, T>& layout, const Vec<T, D>& x_i, T h_i, T skin_)
-      : x(wrap_position(layout.domain, x_i)), h(h_i), skin(skin_), periods(layout.domain) {
-    const Vec<int, D> home = layout.cell_of(x);
-    for (int a = 0; a < D; ++a) {
-      shifts = shifts || (layout.domain.periodic[a] &&
-                          (layout.cells[a] < 5 || home[a] < 1 || home[a] > layout.cells[a] - 2));
-    }
-#if SPHAD_HAS_PACKS
-    for (int a = 0; a < D; ++a) {
-      x_p[a] = P(x[a]);
-      half[a] = P(periods.half[a]);
-      minus_half[a] = P(-periods.half[a]);
-      period[a] = P(periods.period[a]);
-    }
-#endif
-  }
-
-  /// Writes slot [begin, end)'s references at `at` from `size` on, moving `size` past the
-  /// neighbours only (`is_neighbor_wrapped`, the same bits: every candidate is written, the
-  /// test costs no branch); on packs L candidates at a time.
-  SPHAD_INLINE void append(const HashGridView<D, T>& grid,
-                           std::int32_t begin,
-                           std::int32_t end,
-                           std::int32_t* at,
-                           std::int64_t& size) const {
-    if (shifts) {
-      append_from<true>(grid, begin, end, at, size);
-    } else {
-      append_from<false>(grid, begin, end, at, size);
-    }
-  }
-  template <bool Shifts>
-  SPHAD_INLINE void append_from(const HashGridView<D, T>& grid,
-                                std::int32_t begin,
-                                std::int32_t end,
-                                std::int32_t* at,
-                                std::int64_t& size) const {
-    std::int32_t slot = begin;
-#if SPHAD_HAS_PACKS
-    for (; slot + L <= end; slot += L) {
-      T xs[D][L], rs[L];
-      for (int l = 0; l < L; ++l) {
-        for (int a = 0; a < D; ++a) {
-          xs[a][l] = grid.sorted_positions[slot + l][a];
-        }
-        rs[l] = search_radius<S>(h, grid.sorted_supports[slot + l]) + skin;
-      }
-      P r2(T(0));
-      for (int a = 0; a < D; ++a) {
-        P d = x_p[a] - simd::pack_of(xs[a]);
-        if constexpr (Shifts) {
-          d = d - select(d >= half[a], period[a], P(T(0))); // d − 0 is d: the scalar shifts
-          d = d + select(d < minus_half[a], period[a], P(T(0)));
-        }
-        r2 += d * d;
-      }
-      const P radius = simd::pack_of(rs);
-      const unsigned bits = simd::lane_bits(r2 <= radius * radius);
-      for (int l = 0; l < L; ++l) {
-        at[size] = grid.sorted_index[slot + l];
-        size += (bits >> l) & 1u;
-      }
-    }
-#endif
-    for (; slot < end; ++slot) {
-      at[size] = grid.sorted_index[slot];
-      size += is_neighbor_wrapped<S>(periods, x, grid.sorted_positions[slot], h,
-                                     grid.sorted_supports[slot], skin)
-                  ? 1
-                  : 0;
-    }
-  }
-};
-
-/// The host's list in one pass over the grid: the queries in cell order (`order`) split into
-/// `exec::host::concurrency()` chunks, each chunk appending its rows to its own buffer on one
-/// thread; then the offsets by a scan over the rows' counts in query order, and every chunk
-/// copies its rows to their places. Each row is found once, not counted then found again (the
-/// two passes the device build needs to size its output without a buffer per thread), and its
-/// content does not depend on the chunks: the same list as the two passes, bit for bit.
-template <SupportScheme S, int D, class T>
-void build_rows_once(const exec::host& exec,
-                     const HashGrid<D, T, exec::host>& grid,
-                     const SearchPoints<D, T>& queries,
-                     const std::int32_t* order,
-                     T skin,
-                     NeighborList<exec::host>& list) {
-  const std::int64_t nq = queries.size();
-  const int chunks =
-      int(std::max<std::int64_t>(1, std::min<std::int64_t>(nq, exec::host::concurrency())));
-  std::vector<std::vector<std::int32_t>> rows(static_cast<std::size_t>(chunks));
-  std::vector<std::int64_t> row_at(static_cast<std::size_t>(nq)); // row i's start in its buffer
-  std::int64_t* counts = list.offsets.data();
-  const auto view = grid.view();
-  const auto chunk_begin = [&](int c) { return nq * c / chunks; };
-#if SPHAD_HAS_OPENMP
-#pragma omp parallel for schedule(static, 1) if (chunks > 1)
-#endif
-  for (int c = 0; c < chunks; ++c) {
-    auto& out = rows[std::size_t(c)];
-    std::int64_t size = 0;
-    for (std::int64_t s = chunk_begin(c); s < chunk_begin(c + 1); ++s) {
-      const std::int32_t i = order[s];
-      row_at[std::size_t(i)] = size;
-      const QueryProbe<S, D, T> probe(view.layout, queries.positions[i], queries.supports[i], skin);
-      for_each_candidate_range(view, probe.x, [&](std::int32_t begin, std::int32_t end) {
-        if (std::int64_t(out.size()) < size + (end - begin)) {
-          out.resize(std::max<std::size_t>(std::size_t(size + (end - begin)), 2 * out.size()));
-        }
-        probe.append(view, begin, end, out.data(), size);
-      });
-      counts[i] = size - row_at[std::size_t(i)];
-    }
-  }
-  counts[nq] = 0;
-  exec::exclusive_scan(exec, counts, counts, nq + 1);
-  list.num_pairs = counts[nq];
-  list.neighbors = Buffer<std::int32_t, exec::host>(exec, list.num_pairs);
-  std::int32_t* neighbors = list.neighbors.data();
-#if SPHAD_HAS_OPENMP
-#pragma omp parallel for schedule(static, 1) if (chunks > 1)
-#endif
-  for (int c = 0; c < chunks; ++c) {
-    const std::int32_t* from = rows[std::size_t(c)].data();
-    for (std::int64_t s = chunk_begin(c); s < chunk_begin(c + 1); ++s) {
-      const std::int32_t i = order[s];
-      std::copy(from + row_at[std::size_t(i)],
-                from + row_at[std::size_t(i)] + (counts[i + 1] - counts[i]), neighbors + counts[i]);
-    }
-  }
-}
-
 } // namespace search::detail
 
 namespace search {
@@ -426,7 +278,9 @@ NeighborList<Exec> build_neighbor_list(const Exec& exec,
   list.radius = double(grid.radius);
   if constexpr (std::is_same_v<Exec, exec::host>) {
     // The host has checked every value already (`validate_search`): one pass, no read back.
-    search::detail::build_rows_once<S>(exec, grid, queries, order.data(), options.skin, list);
+    list.neighbors = search::detail::build_rows_once<S>(exec, grid, queries, order.data(),
+                                                        options.skin, list.offsets.data());
+    list.num_pairs = list.offsets[nq];
     return list;
   }
   Buffer<int, Exec> bad_input(exec, 2);

@@ -78,20 +78,31 @@ struct BlockRow {
     V xs[D][L], ts[NT][D][L];
     each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE {
       const X x_j = Eval::template read<X>(references.positions, js[l]);
-      for (int a = 0; a < D; ++a) {
-        xs[a][l] = value_of(x_j[a]);
-        for (int c = 0; c < N; ++c) {
-          ts[c][a][l] = tangent_of(x_j[a], c);
+      if constexpr (D != 3 || N > 0) {
+        for (int a = 0; a < D; ++a) {
+          xs[a][l] = value_of(x_j[a]);
+          for (int c = 0; c < N; ++c) {
+            ts[c][a][l] = tangent_of(x_j[a], c);
+          }
         }
       }
       b.h[l] = Eval::template read<V>(references.supports, js[l]);
       b.m[l] = Eval::template read<V>(references.masses, js[l]);
       b.rho[l] = Eval::template read_optional<V>(references.densities, js[l]);
     });
-    b.x[0] = x_i[0] - simd::pack_of(xs[0]);
+    for (int a = 0; a < D; ++a) {
+      if constexpr (D == 3 && N == 0) {
+        // Each axis's lanes built in registers from the scalars: three lane arrays written
+        // 8 bytes at a time and read back as packs stall AVX's store forwarding.
+        b.x[a] = x_i[a] - lanes_of<P>([&](auto l) SPHAD_LAMBDA_INLINE {
+                   return Eval::template read<X>(references.positions, js[l])[a];
+                 });
+      } else {
+        b.x[a] = x_i[a] - simd::pack_of(xs[a]);
+      }
+    }
     auto inside = (b.x[0] >= minus_half[0]) & (b.x[0] < half[0]);
     for (int a = 1; a < D; ++a) {
-      b.x[a] = x_i[a] - simd::pack_of(xs[a]);
       inside = inside & (b.x[a] >= minus_half[a]) & (b.x[a] < half[a]);
     }
     for (int c = 0; c < N; ++c) {

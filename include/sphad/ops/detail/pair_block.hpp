@@ -70,6 +70,18 @@ SPHAD_HOST_DEVICE SPHAD_INLINE void each_lane(F&& f) {
   each_lane_of(f, std::make_integer_sequence<int, L>{});
 }
 
+#if SPHAD_HAS_PACKS
+/// The pack whose lane l is f(l) (an `std::integral_constant`), built in registers.
+template <class P, class F, int... Lanes>
+SPHAD_INLINE P lanes_of_sequence(F&& f, std::integer_sequence<int, Lanes...>) {
+  return P(typename P::vec{f(std::integral_constant<int, Lanes>{})...});
+}
+template <class P, class F>
+SPHAD_INLINE P lanes_of(F&& f) {
+  return lanes_of_sequence<P>(f, std::make_integer_sequence<int, P::width>{});
+}
+#endif
+
 /// Whether kernel K's shape is one polynomial on [0, 1] (no branch in `k`, `dk_over_q`), so
 /// that it evaluates on packs as written.
 template <class K>

@@ -1,0 +1,243 @@
+// SPDX-FileCopyrightText: The sphad authors
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <sphad/config.hpp>
+
+#include <sphad/exec/buffer.hpp>
+#include <sphad/exec/host.hpp>
+#include <sphad/exec/scan.hpp>
+#include <sphad/math/pack.hpp>
+#include <sphad/search/hash_grid.hpp>
+#include <sphad/search/points.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <vector>
+
+/// \file
+/// \brief The host's neighbour-list build: each query's candidates tested a pack at a time,
+/// every thread's rows grown in its own array, in one pass over the grid.
+
+namespace sphad::search::detail {
+
+/// What the host's candidate test needs of one query (`append_neighbors`): its wrapped
+/// position, support and the periods, and on packs their broadcasts.
+template <SupportScheme S, int D, class T>
+struct QueryProbe {
+  Vec<T, D> x;
+  T h, skin;
+  PairPeriods<D, T> periods;
+#if SPHAD_HAS_PACKS
+  static constexpr int L = simd::native_lanes<T>();
+  using P = simd::Pack<T, L>;
+  P x_p[D], half[D], minus_half[D], period[D];
+#endif
+  /// Whether a candidate's difference may need a period shift: its stencil wraps around, or
+  /// the periodic axis has too few cells for |x_i − x_j| < 2 cells to stay below L/2. Else
+  /// every shift is 0 (d − 0 is d) and the test leaves them out.
+  bool shifts = false;
+  QueryProbe(const GridLayout<D, T>& layout, const Vec<T, D>& x_i, T h_i, T skin_)
+      : x(wrap_position(layout.domain, x_i)), h(h_i), skin(skin_), periods(layout.domain) {
+    const Vec<int, D> home = layout.cell_of(x);
+    for (int a = 0; a < D; ++a) {
+      shifts = shifts || (layout.domain.periodic[a] &&
+                          (layout.cells[a] < 5 || home[a] < 1 || home[a] > layout.cells[a] - 2));
+    }
+#if SPHAD_HAS_PACKS
+    for (int a = 0; a < D; ++a) {
+      x_p[a] = P(x[a]);
+      half[a] = P(periods.half[a]);
+      minus_half[a] = P(-periods.half[a]);
+      period[a] = P(periods.period[a]);
+    }
+#endif
+  }
+
+  /// Writes slot [begin, end)'s references at `at` from `size` on, moving `size` past the
+  /// neighbours only (`is_neighbor_wrapped`, the same bits: every candidate is written, the
+  /// test costs no branch); on packs L candidates at a time.
+  SPHAD_INLINE void append(const HashGridView<D, T>& grid,
+                           std::int32_t begin,
+                           std::int32_t end,
+                           std::int32_t* at,
+                           std::int64_t& size) const {
+    if (shifts) {
+      append_from<true>(grid, begin, end, at, size);
+    } else {
+      append_from<false>(grid, begin, end, at, size);
+    }
+  }
+  template <bool Shifts>
+  SPHAD_INLINE void append_from(const HashGridView<D, T>& grid,
+                                std::int32_t begin,
+                                std::int32_t end,
+                                std::int32_t* at,
+                                std::int64_t& size) const {
+    std::int32_t slot = begin;
+    std::int64_t n = size; // a local: the row's stores cannot alias it, it stays in a register
+#if SPHAD_HAS_PACKS
+    static_assert(sizeof(Vec<T, D>) == D * sizeof(T), "positions are D contiguous scalars");
+    for (; slot + L <= end; slot += L) {
+      P xs[D];
+      simd::load_components<D>(reinterpret_cast<const T*>(grid.sorted_positions + slot), xs);
+      T rs[L];
+      SPHAD_PRAGMA_UNROLL
+      for (int l = 0; l < L; ++l) {
+        rs[l] = search_radius<S>(h, grid.sorted_supports[slot + l]) + skin;
+      }
+      P r2(T(0));
+      SPHAD_PRAGMA_UNROLL
+      for (int a = 0; a < D; ++a) {
+        P d = x_p[a] - xs[a];
+        if constexpr (Shifts) {
+          d = d - select(d >= half[a], period[a], P(T(0))); // d − 0 is d: the scalar shifts
+          d = d + select(d < minus_half[a], period[a], P(T(0)));
+        }
+        r2 += d * d;
+      }
+      const P radius = simd::pack_of(rs);
+      const unsigned bits = simd::lane_bits(r2 <= radius * radius);
+      SPHAD_PRAGMA_UNROLL
+      for (int l = 0; l < L; ++l) {
+        at[n] = grid.sorted_index[slot + l];
+        n += (bits >> l) & 1u;
+      }
+    }
+#endif
+    for (; slot < end; ++slot) {
+      at[n] = grid.sorted_index[slot];
+      n += is_neighbor_wrapped<S>(periods, x, grid.sorted_positions[slot], h,
+                                  grid.sorted_supports[slot], skin)
+               ? 1
+               : 0;
+    }
+    size = n;
+  }
+};
+
+/// One chunk's rows as they grow: int32 from `std::malloc`, grown by `std::realloc`
+/// uninitialized (a large block is remapped, not copied, and no page is written twice), and
+/// handed to a `Buffer` without a copy.
+class HostRows {
+public:
+  /// The array, with room for at least n entries (twice the old room when it grows).
+  std::int32_t* reserve(std::int64_t n) {
+    if (n > capacity_) {
+      resize(std::max(n, 2 * capacity_));
+    }
+    return data_.get();
+  }
+  /// Room for exactly n entries, the first min(n, old room) kept.
+  void resize(std::int64_t n) {
+    if (n <= 0) {
+      data_.reset();
+      capacity_ = 0;
+      return;
+    }
+    void* p = std::realloc(data_.get(), sizeof(std::int32_t) * static_cast<std::size_t>(n));
+    if (p == nullptr) {
+      throw std::bad_alloc(); // the old array is still owned and freed
+    }
+    (void)data_.release();
+    data_.reset(static_cast<std::int32_t*>(p));
+    capacity_ = n;
+  }
+  std::int32_t* data() { return data_.get(); }
+  const std::int32_t* data() const { return data_.get(); }
+  /// The first n entries as a buffer (the array shrunk in place to them).
+  Buffer<std::int32_t, exec::host> release(std::int64_t n) {
+    resize(n);
+    capacity_ = 0;
+    return sphad::detail::adopt_host_memory(data_.release(), n);
+  }
+
+private:
+  std::unique_ptr<std::int32_t, sphad::detail::FreeHostMemory> data_;
+  std::int64_t capacity_ = 0;
+};
+
+/// The host's list in one pass over the grid: the queries in cell order (`order`) split into
+/// `exec::host::concurrency()` chunks, each chunk appending its rows to its own array on one
+/// thread; then `offsets` [nq + 1] by a scan over the rows' counts in query order, and the
+/// neighbours returned. Each row is found once, not counted then found again (the two passes
+/// the device build needs to size its output without an array per thread), and its content
+/// does not depend on the chunks: the same list as the two passes, bit for bit. When the cell
+/// order is the query order (points already sorted by cell, the usual case in a solver that
+/// sorts its particles), every chunk's array is already its part of the list: the first grows
+/// into the list and the others are copied after it, one block each; otherwise every row is
+/// copied to its place.
+template <SupportScheme S, int D, class T>
+Buffer<std::int32_t, exec::host> build_rows_once(const exec::host& exec,
+                                                 const HashGrid<D, T, exec::host>& grid,
+                                                 const SearchPoints<D, T>& queries,
+                                                 const std::int32_t* order,
+                                                 T skin,
+                                                 std::int64_t* offsets) {
+  const std::int64_t nq = queries.size();
+  const int chunks =
+      int(std::max<std::int64_t>(1, std::min<std::int64_t>(nq, exec::host::concurrency())));
+  std::vector<HostRows> rows(static_cast<std::size_t>(chunks));
+  std::vector<std::int64_t> row_at(static_cast<std::size_t>(nq)); // row i's start in its array
+  std::int64_t* counts = offsets;
+  const auto view = grid.view();
+  const auto chunk_begin = [&](int c) { return nq * c / chunks; };
+#if SPHAD_HAS_OPENMP
+#pragma omp parallel for schedule(static, 1) if (chunks > 1)
+#endif
+  for (int c = 0; c < chunks; ++c) {
+    auto& out = rows[std::size_t(c)];
+    std::int64_t size = 0;
+    for (std::int64_t s = chunk_begin(c); s < chunk_begin(c + 1); ++s) {
+      const std::int32_t i = order[s];
+      row_at[std::size_t(i)] = size;
+      const QueryProbe<S, D, T> probe(view.layout, queries.positions[i], queries.supports[i], skin);
+      for_each_candidate_range(view, probe.x, [&](std::int32_t begin, std::int32_t end) {
+        probe.append(view, begin, end, out.reserve(size + (end - begin)), size);
+      });
+      counts[i] = size - row_at[std::size_t(i)];
+    }
+  }
+  counts[nq] = 0;
+  exec::exclusive_scan(exec, counts, counts, nq + 1);
+  const std::int64_t total = offsets[nq];
+  bool in_query_order = true;
+  for (std::int64_t s = 0; s < nq && in_query_order; ++s) {
+    in_query_order = order[s] == s;
+  }
+  if (in_query_order) {
+    rows[0].resize(total);
+#if SPHAD_HAS_OPENMP
+#pragma omp parallel for schedule(static, 1) if (chunks > 1)
+#endif
+    for (int c = 1; c < chunks; ++c) {
+      const std::int64_t at = offsets[chunk_begin(c)];
+      const std::int64_t n = offsets[chunk_begin(c + 1)] - at;
+      if (n > 0) {
+        std::memcpy(rows[0].data() + at, rows[std::size_t(c)].data(),
+                    sizeof(std::int32_t) * std::size_t(n));
+      }
+    }
+    return rows[0].release(total);
+  }
+  Buffer<std::int32_t, exec::host> neighbors(exec, total);
+  std::int32_t* to = neighbors.data();
+#if SPHAD_HAS_OPENMP
+#pragma omp parallel for schedule(static, 1) if (chunks > 1)
+#endif
+  for (int c = 0; c < chunks; ++c) {
+    const std::int32_t* from = rows[std::size_t(c)].data();
+    for (std::int64_t s = chunk_begin(c); s < chunk_begin(c + 1); ++s) {
+      const std::int32_t i = order[s];
+      std::copy(from + row_at[std::size_t(i)],
+                from + row_at[std::size_t(i)] + (counts[i + 1] - counts[i]), to + counts[i]);
+    }
+  }
+  return neighbors;
+}
+
+} // namespace sphad::search::detail
