@@ -156,15 +156,16 @@ HashGrid<D, T, Exec> build_hash_grid(const Exec& exec,
   return grid;
 }
 
-/// Calls f(begin, end) for the sorted slots of the stencil cells around the wrapped point x
-/// that can hold a neighbour, in the canonical order: stencil cells in lexicographic order of
-/// their offsets (axis 0 slowest, −1 before 0 before +1, repeated cells of short periodic axes
+/// Calls f(begin, end, wraps) for the sorted slots of the stencil cells around the wrapped
+/// point x that can hold a neighbour, in the canonical order: stencil cells in lexicographic order
+/// of their offsets (axis 0 slowest, −1 before 0 before +1, repeated cells of short periodic axes
 /// skipped), each run of cells consecutive along the last axis as one range (their slots are
 /// contiguous: the last axis is the key's fastest). A cell farther from x than the grid's
 /// radius (its box, by the sum of the axes' squared gaps, with a margin of 10⁻⁵ for rounding)
 /// holds no neighbour and is left out: in 3D about a quarter of the 27 cells' candidates. The
-/// cells left out change nothing in the pairs found or their order. (f may be host-only: the
-/// host list build's.)
+/// cells left out change nothing in the pairs found or their order. `wraps`: a cell of the range
+/// lies across a periodic boundary from x's cell (its index wrapped around), so that a
+/// difference may need a period shift. (f may be host-only: the host list build's.)
 SPHAD_EXEC_CHECK_DISABLE
 template <int D, class T, class F>
 SPHAD_HOST_DEVICE SPHAD_INLINE void
@@ -173,6 +174,7 @@ for_each_candidate_range(const HashGridView<D, T>& grid, const Vec<T, D>& x, F&&
   const Vec<int, D> home = layout.cell_of(x);
   int cells[D][3] = {};
   T gap2[D][3] = {}; // squared gap from x to the cell along the axis (0: unknown or inside)
+  bool wrapped[D][3] = {};
   int counts[D] = {};
   int outer = 1;
   for (int a = 0; a < D; ++a) {
@@ -181,7 +183,8 @@ for_each_candidate_range(const HashGridView<D, T>& grid, const Vec<T, D>& x, F&&
     const bool culls = layout.domain.periodic[a] ? layout.cells[a] >= 3
                                                  : home[a] > 0 && home[a] < layout.cells[a] - 1;
     for (int offset = -1; offset <= 1; ++offset) {
-      int c = home[a] + offset; // in [-1, cells]: wrapped by a compare, not a division
+      const int unwrapped = home[a] + offset;
+      int c = unwrapped; // in [-1, cells]: wrapped by a compare, not a division
       if (layout.domain.periodic[a]) {
         c = c < 0 ? c + layout.cells[a] : c >= layout.cells[a] ? c - layout.cells[a] : c;
       } else if (c < 0 || c >= layout.cells[a]) {
@@ -197,6 +200,7 @@ for_each_candidate_range(const HashGridView<D, T>& grid, const Vec<T, D>& x, F&&
                       : offset < 0          ? x[a] - low
                                             : low + layout.cell_width[a] - x[a];
         gap2[a][counts[a]] = gap > T(0) ? gap * gap : T(0);
+        wrapped[a][counts[a]] = c != unwrapped;
         cells[a][counts[a]++] = c;
       }
     }
@@ -209,9 +213,11 @@ for_each_candidate_range(const HashGridView<D, T>& grid, const Vec<T, D>& x, F&&
   for (int s = 0; s < outer; ++s) {
     Vec<int, D> cell{};
     T row_gap2 = T(0);
+    bool row_wraps = false;
     for (int a = 0; a < last; ++a) {
       cell[a] = cells[a][ks[a]];
       row_gap2 += gap2[a][ks[a]];
+      row_wraps = row_wraps || wrapped[a][ks[a]];
     }
     for (int a = last - 1; a >= 0; --a) {
       if (++ks[a] < counts[a]) {
@@ -225,13 +231,15 @@ for_each_candidate_range(const HashGridView<D, T>& grid, const Vec<T, D>& x, F&&
         continue;
       }
       int run = 1; // cells k, k + 1, ... consecutive along the last axis and within reach
+      bool wraps = row_wraps || wrapped[last][k];
       while (k + run < counts[last] && cells[last][k + run] == cells[last][k] + run &&
              row_gap2 + gap2[last][k + run] <= reach2) {
+        wraps = wraps || wrapped[last][k + run];
         ++run;
       }
       cell[last] = cells[last][k];
       const std::int64_t key = layout.key(cell);
-      f(grid.cell_start[key], grid.cell_start[key + run]);
+      f(grid.cell_start[key], grid.cell_start[key + run], wraps);
       k += run;
     }
   }
@@ -247,7 +255,7 @@ SPHAD_HOST_DEVICE void
 for_each_neighbor(const HashGridView<D, T>& grid, const Vec<T, D>& x_i, T h_i, T skin, F&& f) {
   const Vec<T, D> x = wrap_position(grid.layout.domain, x_i);
   const PairPeriods<D, T> periods(grid.layout.domain);
-  for_each_candidate_range(grid, x, [&](std::int32_t begin, std::int32_t end) {
+  for_each_candidate_range(grid, x, [&](std::int32_t begin, std::int32_t end, bool) {
     for (std::int32_t slot = begin; slot < end; ++slot) {
       if (is_neighbor_wrapped<S>(periods, x, grid.sorted_positions[slot], h_i,
                                  grid.sorted_supports[slot], skin)) {

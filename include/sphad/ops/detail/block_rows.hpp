@@ -40,6 +40,11 @@ struct BlockRow {
   static constexpr SupportScheme scheme = Eval::Operator::support;
   using X = Vec<typename S::position, D>;
   using P = simd::Pack<V, L>;
+  /// Whether a block's positions are gathered axis by axis, each pack built in registers from
+  /// the scalars (in 3D, where three lane arrays written 8 bytes at a time and read back as
+  /// packs stall AVX's store forwarding), or lane by lane into arrays (2D: fewer
+  /// instructions; and with tangents, which sit between the values).
+  static constexpr bool per_axis = D == 3 && N == 0;
 
   /// One block's inputs: x_ij and its tangents, the references' supports, masses and
   /// densities (lane by lane), 1/h_j and 1/h_ij (h_i's own for Gather).
@@ -78,7 +83,7 @@ struct BlockRow {
     V xs[D][L], ts[NT][D][L];
     each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE {
       const X x_j = Eval::template read<X>(references.positions, js[l]);
-      if constexpr (D != 3 || N > 0) {
+      if constexpr (!per_axis) {
         for (int a = 0; a < D; ++a) {
           xs[a][l] = value_of(x_j[a]);
           for (int c = 0; c < N; ++c) {
@@ -91,24 +96,20 @@ struct BlockRow {
       b.rho[l] = Eval::template read_optional<V>(references.densities, js[l]);
     });
     for (int a = 0; a < D; ++a) {
-      if constexpr (D == 3 && N == 0) {
-        // Each axis's lanes built in registers from the scalars: three lane arrays written
-        // 8 bytes at a time and read back as packs stall AVX's store forwarding.
+      if constexpr (per_axis) {
         b.x[a] = x_i[a] - lanes_of<P>([&](auto l) SPHAD_LAMBDA_INLINE {
                    return Eval::template read<X>(references.positions, js[l])[a];
                  });
       } else {
         b.x[a] = x_i[a] - simd::pack_of(xs[a]);
+        for (int c = 0; c < N; ++c) {
+          b.t[c][a] = t_i[c][a] - simd::pack_of(ts[c][a]);
+        }
       }
     }
     auto inside = (b.x[0] >= minus_half[0]) & (b.x[0] < half[0]);
     for (int a = 1; a < D; ++a) {
       inside = inside & (b.x[a] >= minus_half[a]) & (b.x[a] < half[a]);
-    }
-    for (int c = 0; c < N; ++c) {
-      for (int a = 0; a < D; ++a) {
-        b.t[c][a] = t_i[c][a] - simd::pack_of(ts[c][a]);
-      }
     }
     if (!simd::all(inside)) {
       for (int l = 0; l < L; ++l) {

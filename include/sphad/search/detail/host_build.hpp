@@ -37,16 +37,15 @@ struct QueryProbe {
   using P = simd::Pack<T, L>;
   P x_p[D], half[D], minus_half[D], period[D];
 #endif
-  /// Whether a candidate's difference may need a period shift: its stencil wraps around, or
-  /// the periodic axis has too few cells for |x_i − x_j| < 2 cells to stay below L/2. Else
+  /// Whether every candidate's difference may need a period shift: a periodic axis has too few
+  /// cells for |x_i − x_j| < 2 cells to stay below L/2. Else only a range whose cells wrap
+  /// around a periodic axis needs them (`for_each_candidate_range`'s `wraps`): for the others
   /// every shift is 0 (d − 0 is d) and the test leaves them out.
-  bool shifts = false;
+  bool few_cells = false;
   QueryProbe(const GridLayout<D, T>& layout, const Vec<T, D>& x_i, T h_i, T skin_)
       : x(wrap_position(layout.domain, x_i)), h(h_i), skin(skin_), periods(layout.domain) {
-    const Vec<int, D> home = layout.cell_of(x);
     for (int a = 0; a < D; ++a) {
-      shifts = shifts || (layout.domain.periodic[a] &&
-                          (layout.cells[a] < 5 || home[a] < 1 || home[a] > layout.cells[a] - 2));
+      few_cells = few_cells || (layout.domain.periodic[a] && layout.cells[a] < 5);
     }
 #if SPHAD_HAS_PACKS
     for (int a = 0; a < D; ++a) {
@@ -60,13 +59,15 @@ struct QueryProbe {
 
   /// Writes slot [begin, end)'s references at `at` from `size` on, moving `size` past the
   /// neighbours only (`is_neighbor_wrapped`, the same bits: every candidate is written, the
-  /// test costs no branch); on packs L candidates at a time.
+  /// test costs no branch); on packs L candidates at a time. `wraps`: the range's cells wrap
+  /// around a periodic axis.
   SPHAD_INLINE void append(const HashGridView<D, T>& grid,
                            std::int32_t begin,
                            std::int32_t end,
+                           bool wraps,
                            std::int32_t* at,
                            std::int64_t& size) const {
-    if (shifts) {
+    if (wraps || few_cells) {
       append_from<true>(grid, begin, end, at, size);
     } else {
       append_from<false>(grid, begin, end, at, size);
@@ -196,9 +197,10 @@ Buffer<std::int32_t, exec::host> build_rows_once(const exec::host& exec,
       const std::int32_t i = order[s];
       row_at[std::size_t(i)] = size;
       const QueryProbe<S, D, T> probe(view.layout, queries.positions[i], queries.supports[i], skin);
-      for_each_candidate_range(view, probe.x, [&](std::int32_t begin, std::int32_t end) {
-        probe.append(view, begin, end, out.reserve(size + (end - begin)), size);
-      });
+      for_each_candidate_range(
+          view, probe.x, [&](std::int32_t begin, std::int32_t end, bool wraps) {
+            probe.append(view, begin, end, wraps, out.reserve(size + (end - begin)), size);
+          });
       counts[i] = size - row_at[std::size_t(i)];
     }
   }
