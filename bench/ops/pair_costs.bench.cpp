@@ -2,7 +2,8 @@
 // The host pair loops' costs, built to compare compiler flags (issue #27): the plain call, the
 // JVP with one position direction and the full reverse pass with the positions tracked (record
 // plus backward) of Density, Gradient (Difference) and Laplacian (Brookshaw), and one
-// neighbour-list build next to one Density over it, in 2D and 3D; double, Wendland4, Gather,
+// neighbour-list build (fresh, and over the previous list's memory) next to one Density over
+// it, in 2D and 3D; double, Wendland4, Gather,
 // particles sorted by cell (as a solver keeps them). The same source builds
 // `sphad_bench_pairs_v3` (-march=x86-64-v3) and `sphad_bench_pairs_native` (-march=native)
 // with SPHAD_BENCH_ARCH_VARIANTS. Under callgrind (`scripts/pair-costs.sh`) each benchmark
@@ -107,26 +108,34 @@ void BM_pair_cost(benchmark::State& state) {
   bench::rate_counters(state, n, c.list.num_pairs);
 }
 
-/// One Gather list build, and (second argument 1) one Density over the list it builds.
+/// One Gather list build (second argument 0: a fresh list; 2: rebuilt over the previous list's
+/// memory, as a solver's steps do) or one Density over the list it builds (1).
 template <int D>
 void BM_build_against_density(benchmark::State& state) {
   const exec::host exec;
   const bench::OperatorCase<D, double> c(state.range(0), bench::Order::cells);
   SearchOptions<double> search;
   search.max_support = c.cloud.max_support;
-  const bool density = state.range(1) == 1;
+  const int mode = int(state.range(1));
+  NeighborList<exec::host> kept = build_neighbor_list<SupportScheme::Gather>(
+      exec, c.cloud.points(), c.cloud.points(), c.cloud.domain, search);
   const auto call = [&] {
-    if (density) {
+    if (mode == 1) {
       benchmark::DoNotOptimize(
           apply<ops::Density<Kernel>>(exec, c.set, c.set, c.cloud.domain, c.list).data());
+    } else if (mode == 2) {
+      rebuild_neighbor_list<SupportScheme::Gather>(exec, kept, c.cloud.points(), c.cloud.points(),
+                                                   c.cloud.domain, search);
+      benchmark::DoNotOptimize(kept.neighbors.data());
     } else {
       benchmark::DoNotOptimize(build_neighbor_list<SupportScheme::Gather>(
                                    exec, c.cloud.points(), c.cloud.points(), c.cloud.domain, search)
                                    .num_pairs);
     }
   };
-  count_one_call(std::string(density ? "density_" : "list_build_") + std::to_string(D) + "d",
-                 state.range(0), c.list.num_pairs, call);
+  const char* names[] = {"list_build_", "density_", "list_rebuild_"};
+  count_one_call(std::string(names[mode]) + std::to_string(D) + "d", state.range(0),
+                 c.list.num_pairs, call);
   for (auto _ : state) {
     call();
   }
@@ -152,8 +161,8 @@ SPHAD_BENCH_PAIR_COST(laplacian, plain_call);
 SPHAD_BENCH_PAIR_COST(laplacian, position_jvp);
 SPHAD_BENCH_PAIR_COST(laplacian, position_reverse);
 BENCHMARK_TEMPLATE(BM_build_against_density, 2)
-    ->ArgsProduct({{1 << 10, 10'000, 100'000, 1'000'000}, {0, 1}})
+    ->ArgsProduct({{1 << 10, 10'000, 100'000, 1'000'000}, {0, 1, 2}})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_build_against_density, 3)
-    ->ArgsProduct({{1 << 10, 10'000, 100'000, 1'000'000}, {0, 1}})
+    ->ArgsProduct({{1 << 10, 10'000, 100'000, 1'000'000}, {0, 1, 2}})
     ->Unit(benchmark::kMillisecond);

@@ -223,6 +223,60 @@ TEST_CASE("search: two builds give identical arrays", "[search]") {
         exec::to_host(exec, b.neighbors.data(), b.num_pairs));
 }
 
+TEST_CASE("search: a rebuild over a previous list equals a fresh build", "[search]") {
+  // Over an empty list, a list of other sets (smaller and larger) and the same list: the same
+  // arrays and metadata as `build_neighbor_list`, for one set in both roles and distinct sets.
+  const Exec exec{};
+  const auto domain = test::cube<2>(2);
+  const auto cloud = test::random_cloud<2>(exec, domain, 600, 31);
+  const auto other = test::random_cloud<2>(exec, domain, 250, 32);
+  constexpr SupportScheme S = SupportScheme::Scatter;
+  NeighborList<Exec> list;
+  for (const auto* sets : {&cloud, &other, &cloud, &cloud}) {
+    const auto& queries = *sets;
+    const auto fresh = build_neighbor_list<S>(exec, queries.device(), other.device(), domain);
+    rebuild_neighbor_list<S>(exec, list, queries.device(), other.device(), domain);
+    CHECK(list.num_queries == fresh.num_queries);
+    CHECK(list.num_pairs == fresh.num_pairs);
+    CHECK(list.num_references == fresh.num_references);
+    CHECK(list.scheme == fresh.scheme);
+    CHECK(list.radius == fresh.radius);
+    CHECK(list.offsets.size() == fresh.offsets.size());
+    CHECK(list.neighbors.size() == fresh.neighbors.size());
+    CHECK(exec::to_host(exec, list.offsets.data(), list.num_queries + 1) ==
+          exec::to_host(exec, fresh.offsets.data(), fresh.num_queries + 1));
+    CHECK(exec::to_host(exec, list.neighbors.data(), list.num_pairs) ==
+          exec::to_host(exec, fresh.neighbors.data(), fresh.num_pairs));
+    const auto same = build_neighbor_list<S>(exec, cloud.device(), cloud.device(), domain);
+    rebuild_neighbor_list<S>(exec, list, cloud.device(), cloud.device(), domain);
+    CHECK(exec::to_host(exec, list.neighbors.data(), list.num_pairs) ==
+          exec::to_host(exec, same.neighbors.data(), same.num_pairs));
+  }
+}
+
+TEST_CASE("search: a rebuild from bad input leaves the list as it was", "[search][errors]") {
+  const Exec exec{};
+  const auto domain = test::cube<2>(1);
+  const auto cloud = test::random_cloud<2>(exec, domain, 80, 33);
+  auto list =
+      build_neighbor_list<SupportScheme::Gather>(exec, cloud.device(), cloud.device(), domain);
+  const auto offsets = exec::to_host(exec, list.offsets.data(), list.num_queries + 1);
+  const auto neighbors = exec::to_host(exec, list.neighbors.data(), list.num_pairs);
+  auto nan_x = cloud.x;
+  nan_x[3][0] = std::nan("");
+  const Cloud<2, double> bad(exec, nan_x, cloud.h);
+  CHECK_THROWS_WITH(rebuild_neighbor_list<SupportScheme::Gather>(exec, list, bad.device(),
+                                                                 cloud.device(), domain),
+                    Catch::Matchers::Contains("sphad::rebuild_neighbor_list: argument `queries`"));
+  SearchOptions<double> negative_skin;
+  negative_skin.skin = -1;
+  CHECK_THROWS_WITH(rebuild_neighbor_list<SupportScheme::Gather>(
+                        exec, list, cloud.device(), cloud.device(), domain, negative_skin),
+                    Catch::Matchers::Contains("argument `options.skin`"));
+  CHECK(exec::to_host(exec, list.offsets.data(), list.num_queries + 1) == offsets);
+  CHECK(exec::to_host(exec, list.neighbors.data(), list.num_pairs) == neighbors);
+}
+
 TEST_CASE("search: grid traversal visits the list's neighbours in the same order", "[search]") {
   const Exec exec{};
   const auto domain = test::cube<2>(2);

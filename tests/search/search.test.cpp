@@ -48,16 +48,19 @@ TEST_CASE("search: the host's one-pass list is the same on any thread count and 
   // The host finds each row once, every thread's rows into its own buffer: the rows must not
   // depend on how the queries are split, and must equal the count-then-write passes (which the
   // capacity variant keeps), with periodic axes whose stencils wrap and one that does not.
-  // Points in random order have their rows copied into place; points already in the grid's
-  // cell order have every thread's array taken as its part of the list whole.
+  // Points in random order are visited in cell order and have their rows copied into place;
+  // points already in the grid's cell order have every thread's array taken as its part of the
+  // list whole; points sorted by another cell key are visited in their own order when the list
+  // is rebuilt over a previous one's memory (smaller or larger than it needs).
   using namespace sphad;
   const exec::host exec;
   const auto domain = test::cube<3>(2);
   auto cloud = test::random_cloud<3>(exec, domain, 1500, 21);
   constexpr SupportScheme S = SupportScheme::SuperSymmetric;
-  if (GENERATE(false, true)) {
+  const int order = GENERATE(0, 1, 2); // random, the grid's cell order, another cell key's
+  const auto grid = search::build_search_grid<S>(exec, cloud.host(), cloud.host(), domain);
+  if (order == 1) {
     INFO("the points in the grid's cell order");
-    const auto grid = search::build_search_grid<S>(exec, cloud.host(), cloud.host(), domain);
     std::vector<Vec<double, 3>> x;
     std::vector<double> h;
     for (std::int64_t s = 0; s < grid.sorted_index.size(); ++s) {
@@ -69,9 +72,40 @@ TEST_CASE("search: the host's one-pass list is the same on any thread count and 
     for (std::int64_t s = 0; s < again.sorted_index.size(); ++s) {
       REQUIRE(again.sorted_index[s] == s);
     }
+  } else if (order == 2) {
+    INFO("the points sorted by cells of another width, the last axis slowest");
+    std::vector<std::size_t> by_key(cloud.x.size());
+    for (std::size_t i = 0; i < by_key.size(); ++i) {
+      by_key[i] = i;
+    }
+    const auto key = [&](std::size_t i) {
+      const auto x = search::wrap_position(domain, cloud.x[i]);
+      std::int64_t k = 0;
+      for (int a = 2; a >= 0; --a) {
+        k = k * 64 + std::int64_t((x[a] - domain.min[a]) / 0.37);
+      }
+      return k;
+    };
+    std::stable_sort(by_key.begin(), by_key.end(),
+                     [&](std::size_t a, std::size_t b) { return key(a) < key(b); });
+    std::vector<Vec<double, 3>> x;
+    std::vector<double> h;
+    for (const std::size_t i : by_key) {
+      x.push_back(cloud.x[i]);
+      h.push_back(cloud.h[i]);
+    }
+    cloud = test::Cloud<3, double>(exec, x, h);
   }
+  CHECK(search::detail::queries_are_clustered(grid.layout, cloud.host()) == (order != 0));
+  const int previous = GENERATE(0, 1, 2); // none (a fresh list), a smaller one, a larger one
+  const auto before = test::random_cloud<3>(exec, domain, previous == 1 ? 400 : 3000, 22);
   const auto build = [&] {
-    return build_neighbor_list<S>(exec, cloud.host(), cloud.host(), domain);
+    if (previous == 0) {
+      return build_neighbor_list<S>(exec, cloud.host(), cloud.host(), domain);
+    }
+    auto list = build_neighbor_list<S>(exec, before.host(), before.host(), domain);
+    rebuild_neighbor_list<S>(exec, list, cloud.host(), cloud.host(), domain);
+    return list;
   };
 #if SPHAD_HAS_OPENMP
   const int threads = omp_get_max_threads();

@@ -56,6 +56,8 @@ T* allocate_host(std::int64_t n) {
 }
 template <class T>
 Buffer<T, exec::host> adopt_host_memory(T* data, std::int64_t n);
+template <class T>
+T* release_host_memory(Buffer<T, exec::host>& buffer);
 } // namespace detail
 
 template <class T>
@@ -81,6 +83,7 @@ public:
 
 private:
   friend Buffer detail::adopt_host_memory<T>(T*, std::int64_t);
+  friend T* detail::release_host_memory<T>(Buffer&);
   std::unique_ptr<T, detail::FreeHostMemory> data_;
   std::int64_t size_ = 0;
 };
@@ -93,6 +96,33 @@ Buffer<T, exec::host> adopt_host_memory(T* data, std::int64_t n) {
   buffer.data_.reset(data);
   buffer.size_ = n;
   return buffer;
+}
+/// The memory of `buffer` handed to the caller (from `std::malloc`, null for none); `buffer` is
+/// left empty.
+template <class T>
+T* release_host_memory(Buffer<T, exec::host>& buffer) {
+  buffer.size_ = 0;
+  return buffer.data_.release();
+}
+/// `buffer` resized to `n` elements in its own memory by `std::realloc`: the first
+/// min(n, size) kept, and the pages it has written stay mapped (a large block is remapped, not
+/// copied) — how a rebuild writes over memory the previous result faulted in already.
+template <class T>
+void resize_host(Buffer<T, exec::host>& buffer, std::int64_t n) {
+  if (n == buffer.size()) {
+    return;
+  }
+  T* old = release_host_memory(buffer);
+  if (n <= 0) {
+    std::free(old);
+    return;
+  }
+  void* p = std::realloc(old, sizeof(T) * static_cast<std::size_t>(n));
+  if (p == nullptr) {
+    std::free(old);
+    throw std::bad_alloc();
+  }
+  buffer = adopt_host_memory(static_cast<T*>(p), n);
 }
 } // namespace detail
 
@@ -147,5 +177,21 @@ private:
   std::int64_t size_ = 0;
 };
 #endif
+
+namespace detail {
+/// A buffer of `n` elements in the memory of `old` (no longer needed) where it can be: on the
+/// host `old` resized in place (`resize_host`: its written pages stay mapped), elsewhere `old`
+/// when it holds n elements already (a CUDA pool keeps freed memory anyway), else a new one.
+template <class T, class Exec>
+Buffer<T, Exec> recycle(const Exec& exec, Buffer<T, Exec>&& old, std::int64_t n) {
+  Buffer<T, Exec> out = std::move(old);
+  if constexpr (std::is_same_v<Exec, exec::host>) {
+    resize_host(out, n);
+  } else if (out.size() != n) {
+    out = Buffer<T, Exec>(exec, n);
+  }
+  return out;
+}
+} // namespace detail
 
 } // namespace sphad

@@ -127,7 +127,14 @@ public:
 
 private:
   void build(const Exec& exec, const SearchPoints<D, T>& points, const Domain<D, T>& domain) {
-    verlet_ = build_verlet_list<S>(exec, points, points, domain, skin_);
+    if (verlet_) {
+      // over the previous list's memory (no fresh pages for a list of about the same size;
+      // taken only once the checks have passed)
+      verlet_ = search::detail::verlet_over<S>(exec, points, points, domain, skin_, {},
+                                               std::move(*verlet_));
+    } else {
+      verlet_ = build_verlet_list<S>(exec, points, points, domain, skin_);
+    }
     last_ = NeighborUpdate::rebuilt;
     ++rebuilds_;
   }
@@ -136,7 +143,8 @@ private:
     if (last_ == NeighborUpdate::refiltered) {
       ++refilters_;
     }
-    list_ = filter_verlet_list<S>(exec, *verlet_, points, points, domain);
+    list_ =
+        search::detail::filter_over<S>(exec, *verlet_, points, points, domain, std::move(list_));
     return list_;
   }
 

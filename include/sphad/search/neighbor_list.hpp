@@ -248,6 +248,67 @@ HashGrid<D, T, Exec> build_search_grid(const Exec& exec,
 }
 } // namespace search
 
+namespace search::detail {
+/// `build_neighbor_list` written over the memory of `recycled` (a list no longer needed; its
+/// arrays taken only after every check has passed), errors named after `function`.
+template <SupportScheme S, int D, class T, class Exec>
+NeighborList<Exec> build_list(const Exec& exec,
+                              const SearchPoints<D, T>& queries,
+                              const SearchPoints<D, T>& references,
+                              const Domain<D, T>& domain,
+                              const SearchOptions<T>& options,
+                              NeighborList<Exec>&& recycled,
+                              const char* function) {
+  const auto grid =
+      search::build_search_grid<S>(exec, queries, references, domain, options, function);
+  const std::int64_t nq = queries.size();
+  NeighborList<Exec> list{Buffer<std::int64_t, Exec>(), Buffer<std::int32_t, Exec>(), nq, 0};
+  list.num_references = references.size();
+  list.scheme = static_cast<int>(S);
+  list.radius = double(grid.radius);
+  if constexpr (std::is_same_v<Exec, exec::host>) {
+    // The host has checked every value already (`validate_search`): one pass, no read back;
+    // the queries in their own order when they lie clustered, else in the grid's cell order.
+    const bool own_order = recycled.neighbors.size() > 0 &&
+                           search::detail::queries_are_clustered(grid.layout, queries);
+    const auto order = own_order ? search::detail::QueryOrder<Exec>{{}, nullptr}
+                                 : search::detail::query_order(exec, grid, queries, references);
+    list.offsets = sphad::detail::recycle(exec, std::move(recycled.offsets), nq + 1);
+    list.neighbors =
+        search::detail::build_rows_once<S>(exec, grid, queries, order.data(), options.skin,
+                                           list.offsets.data(), std::move(recycled.neighbors));
+    list.num_pairs = list.offsets[nq];
+    return list;
+  }
+  const auto order = search::detail::query_order(exec, grid, queries, references);
+  // CUDA checks the values with its count: `recycled` is left as it is until they pass (the
+  // device's pool keeps freed memory, the offsets are not worth keeping)
+  list.offsets = Buffer<std::int64_t, Exec>(exec, nq + 1);
+  Buffer<int, Exec> bad_input(exec, 2);
+  search::detail::count_and_scan<S>(exec, grid, queries, references, order.data(), options.skin,
+                                    options.max_support, list.offsets.data(), bad_input.data());
+  Buffer<std::int64_t, Exec> status(exec, 3);
+  exec::for_each_index(
+      exec, 1,
+      search::detail::PackStatus{list.offsets.data(), nq, bad_input.data(), status.data()});
+  // host sync: the build's one read (the total, with the bad-input flags)
+  const auto host_status = exec::to_host(exec, status.data(), 3);
+  SPHAD_REQUIRE(host_status[1] == 0, function, "queries",
+                "or `references` has a non-finite position or a non-finite or negative support");
+  SPHAD_REQUIRE(host_status[2] == 0, function, "options.max_support",
+                sphad::detail::concat("is below a support of `queries` or `references` (got ",
+                                      options.max_support, "): pairs would be missed"));
+  list.num_pairs = host_status[0];
+  list.neighbors = sphad::detail::recycle(exec, std::move(recycled.neighbors), list.num_pairs);
+  exec::for_each_index(exec, nq,
+                       search::detail::WriteNeighbors<S, D, T>{
+                           grid.view(), queries, order.data(), options.skin, list.offsets.data(),
+                           list.neighbors.data(), list.num_pairs});
+  return list;
+}
+
+} // namespace search::detail
+
 /// Builds the neighbour list of `queries` among `references` under support scheme S: j is a
 /// neighbour of i when |x_i − x_j| ≤ h_ij (+ skin), the minimum image on periodic axes, self
 /// pairs included. Queries and references may be the same set (pass the same view
@@ -266,44 +327,25 @@ NeighborList<Exec> build_neighbor_list(const Exec& exec,
                                        const SearchPoints<D, T>& references,
                                        const Domain<D, T>& domain,
                                        const SearchOptions<T>& options = {}) {
-  constexpr const char* function = "build_neighbor_list";
-  const auto grid =
-      search::build_search_grid<S>(exec, queries, references, domain, options, function);
-  const std::int64_t nq = queries.size();
-  NeighborList<Exec> list{Buffer<std::int64_t, Exec>(exec, nq + 1), Buffer<std::int32_t, Exec>(),
-                          nq, 0};
-  const auto order = search::detail::query_order(exec, grid, queries, references);
-  list.num_references = references.size();
-  list.scheme = static_cast<int>(S);
-  list.radius = double(grid.radius);
-  if constexpr (std::is_same_v<Exec, exec::host>) {
-    // The host has checked every value already (`validate_search`): one pass, no read back.
-    list.neighbors = search::detail::build_rows_once<S>(exec, grid, queries, order.data(),
-                                                        options.skin, list.offsets.data());
-    list.num_pairs = list.offsets[nq];
-    return list;
-  }
-  Buffer<int, Exec> bad_input(exec, 2);
-  search::detail::count_and_scan<S>(exec, grid, queries, references, order.data(), options.skin,
-                                    options.max_support, list.offsets.data(), bad_input.data());
-  Buffer<std::int64_t, Exec> status(exec, 3);
-  exec::for_each_index(
-      exec, 1,
-      search::detail::PackStatus{list.offsets.data(), nq, bad_input.data(), status.data()});
-  // host sync: the build's one read (the total, with the bad-input flags)
-  const auto host_status = exec::to_host(exec, status.data(), 3);
-  SPHAD_REQUIRE(host_status[1] == 0, function, "queries",
-                "or `references` has a non-finite position or a non-finite or negative support");
-  SPHAD_REQUIRE(host_status[2] == 0, function, "options.max_support",
-                sphad::detail::concat("is below a support of `queries` or `references` (got ",
-                                      options.max_support, "): pairs would be missed"));
-  list.num_pairs = host_status[0];
-  list.neighbors = Buffer<std::int32_t, Exec>(exec, list.num_pairs);
-  exec::for_each_index(exec, nq,
-                       search::detail::WriteNeighbors<S, D, T>{
-                           grid.view(), queries, order.data(), options.skin, list.offsets.data(),
-                           list.neighbors.data(), list.num_pairs});
-  return list;
+  return search::detail::build_list<S>(exec, queries, references, domain, options, {},
+                                       "build_neighbor_list");
+}
+
+/// `build_neighbor_list` into `list`, over its memory: `list` (a previous step's list, no longer
+/// needed) is replaced by the neighbour list of these points, bit for bit the list
+/// `build_neighbor_list` returns. On the host its arrays are resized in place and written over,
+/// so a list of about the same size takes no fresh pages — at 10⁶ particles in 2D the first
+/// writes to a fresh 200 MB list were half a build (docs/performance.md); on CUDA the arrays are
+/// kept when their sizes match. Throws as `build_neighbor_list` does, before `list` changes.
+template <SupportScheme S, int D, class T, class Exec>
+void rebuild_neighbor_list(const Exec& exec,
+                           NeighborList<Exec>& list,
+                           const SearchPoints<D, T>& queries,
+                           const SearchPoints<D, T>& references,
+                           const Domain<D, T>& domain,
+                           const SearchOptions<T>& options = {}) {
+  list = search::detail::build_list<S>(exec, queries, references, domain, options, std::move(list),
+                                       "rebuild_neighbor_list");
 }
 
 /// The same with the scheme chosen at run time (dispatched once).

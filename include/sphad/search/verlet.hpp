@@ -64,9 +64,11 @@ T max_drift(const Exec& exec,
   return exec::reduce_max(exec, drift.data(), now.size(), T(0));
 }
 
+/// A copy of data[0, n), in the memory of `recycled` (a buffer no longer needed) where it can be.
 template <class T, class Exec>
-Buffer<T, Exec> copy_of(const Exec& exec, const T* data, std::int64_t n) {
-  Buffer<T, Exec> out(exec, n);
+Buffer<T, Exec>
+copy_of(const Exec& exec, const T* data, std::int64_t n, Buffer<T, Exec>&& recycled = {}) {
+  Buffer<T, Exec> out = sphad::detail::recycle(exec, std::move(recycled), n);
   exec::copy(exec, data, out.data(), n);
   return out;
 }
@@ -122,6 +124,31 @@ struct KeepWithin {
 };
 } // namespace search::detail
 
+namespace search::detail {
+/// `build_verlet_list` over the memory of `recycled` (a Verlet list no longer needed).
+template <SupportScheme S, int D, class T, class Exec>
+VerletList<D, T, Exec> verlet_over(const Exec& exec,
+                                   const SearchPoints<D, T>& queries,
+                                   const SearchPoints<D, T>& references,
+                                   const Domain<D, T>& domain,
+                                   T skin,
+                                   SearchOptions<T> options,
+                                   VerletList<D, T, Exec>&& recycled) {
+  options.skin = skin;
+  auto list = build_list<S>(exec, queries, references, domain, options, std::move(recycled.list),
+                            "build_verlet_list");
+  return {
+      std::move(list),
+      skin,
+      copy_of(exec, queries.positions.data(), queries.size(), std::move(recycled.query_positions)),
+      copy_of(exec, references.positions.data(), references.size(),
+              std::move(recycled.reference_positions)),
+      copy_of(exec, queries.supports.data(), queries.size(), std::move(recycled.query_supports)),
+      copy_of(exec, references.supports.data(), references.size(),
+              std::move(recycled.reference_supports))};
+}
+} // namespace search::detail
+
 /// Builds a Verlet list: the neighbour list of `build_neighbor_list` with every pair radius
 /// enlarged by `skin` (≥ 0), plus copies of the positions and supports it saw. Same errors as
 /// `build_neighbor_list`, with the skin counted in the check of the search radius against L/2 on
@@ -133,15 +160,7 @@ VerletList<D, T, Exec> build_verlet_list(const Exec& exec,
                                          const Domain<D, T>& domain,
                                          T skin,
                                          SearchOptions<T> options = {}) {
-  options.skin = skin;
-  auto list = build_neighbor_list<S>(exec, queries, references, domain, options);
-  using search::detail::copy_of;
-  return {std::move(list),
-          skin,
-          copy_of(exec, queries.positions.data(), queries.size()),
-          copy_of(exec, references.positions.data(), references.size()),
-          copy_of(exec, queries.supports.data(), queries.size()),
-          copy_of(exec, references.supports.data(), references.size())};
+  return search::detail::verlet_over<S>(exec, queries, references, domain, skin, options, {});
 }
 
 /// Whether the Verlet list may miss a pair now: true when max|Δx_query| + max|Δx_reference| >
@@ -168,15 +187,16 @@ bool verlet_needs_rebuild(const Exec& exec,
   return !(drift_q + drift_r <= verlet.skin);
 }
 
-/// The neighbour list at the exact radius (no skin) for the current positions and supports,
-/// taken from the Verlet list's pairs in their stored order. Equal, as a set per row, to a
-/// fresh `build_neighbor_list` while `verlet_needs_rebuild` is false. One host read (the total).
+namespace search::detail {
+/// `filter_verlet_list` over the memory of `recycled` (a list no longer needed, taken after the
+/// checks).
 template <SupportScheme S, int D, class T, class Exec>
-NeighborList<Exec> filter_verlet_list(const Exec& exec,
-                                      const VerletList<D, T, Exec>& verlet,
-                                      const SearchPoints<D, T>& queries,
-                                      const SearchPoints<D, T>& references,
-                                      const Domain<D, T>& domain) {
+NeighborList<Exec> filter_over(const Exec& exec,
+                               const VerletList<D, T, Exec>& verlet,
+                               const SearchPoints<D, T>& queries,
+                               const SearchPoints<D, T>& references,
+                               const Domain<D, T>& domain,
+                               NeighborList<Exec>&& recycled) {
   constexpr const char* function = "filter_verlet_list";
   SPHAD_REQUIRE(queries.size() == verlet.list.num_queries, function, "queries",
                 sphad::detail::concat("has ", queries.size(), " points, the Verlet list ",
@@ -190,8 +210,8 @@ NeighborList<Exec> filter_verlet_list(const Exec& exec,
                                       " (rebuild it after particles are added or removed)"));
   search::detail::check_list_scheme<S>(verlet.list.scheme, function, "verlet", "the");
   const std::int64_t nq = queries.size();
-  NeighborList<Exec> list{Buffer<std::int64_t, Exec>(exec, nq + 1), Buffer<std::int32_t, Exec>(),
-                          nq, 0};
+  NeighborList<Exec> list{sphad::detail::recycle(exec, std::move(recycled.offsets), nq + 1),
+                          Buffer<std::int32_t, Exec>(), nq, 0};
   list.num_references = references.size();
   list.scheme = static_cast<int>(S);
   list.radius = verlet.list.radius - double(verlet.skin);
@@ -206,10 +226,23 @@ NeighborList<Exec> filter_verlet_list(const Exec& exec,
   exec::exclusive_scan(exec, list.offsets.data(), list.offsets.data(), nq + 1);
   // host sync: the total, to size the filtered list
   list.num_pairs = exec::to_host(exec, list.offsets.data() + nq, 1)[0];
-  list.neighbors = Buffer<std::int32_t, Exec>(exec, list.num_pairs);
+  list.neighbors = sphad::detail::recycle(exec, std::move(recycled.neighbors), list.num_pairs);
   keep.neighbors = list.neighbors.data();
   exec::for_each_index(exec, nq, keep);
   return list;
+}
+} // namespace search::detail
+
+/// The neighbour list at the exact radius (no skin) for the current positions and supports,
+/// taken from the Verlet list's pairs in their stored order. Equal, as a set per row, to a
+/// fresh `build_neighbor_list` while `verlet_needs_rebuild` is false. One host read (the total).
+template <SupportScheme S, int D, class T, class Exec>
+NeighborList<Exec> filter_verlet_list(const Exec& exec,
+                                      const VerletList<D, T, Exec>& verlet,
+                                      const SearchPoints<D, T>& queries,
+                                      const SearchPoints<D, T>& references,
+                                      const Domain<D, T>& domain) {
+  return search::detail::filter_over<S>(exec, verlet, queries, references, domain, {});
 }
 
 } // namespace sphad
