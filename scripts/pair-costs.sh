@@ -51,7 +51,7 @@ for n in names:
     m = re.match(r"BM_pair_cost<(\w+), (\w+)>/(\d+)", n)
     if m and m.group(2) != "plain_call":
         base = f"BM_pair_cost<{m.group(1)}, plain_call>/{m.group(3)}"
-    elif n.startswith("BM_build_against_density") and n.endswith("/0"):
+    elif n.startswith("BM_build_against_density") and n[-2:] in ("/0", "/2"):
         base = n[:-2] + "/1"
     else:
         continue

@@ -6,9 +6,11 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <random>
+#include <type_traits>
 
 #if SPHAD_HAS_PACKS
 
@@ -97,6 +99,35 @@ TEST_CASE("simd: load_components splits consecutive vectors into one pack per co
           "[math][simd]") {
   check_components_of_widths<double>();
   check_components_of_widths<float>();
+}
+
+TEST_CASE("simd: compress_store writes the marked lanes in order and counts them", "[math][simd]") {
+  // Every mask of 2 and 4 lanes (4: the one-shuffle path with SSSE3 and POPCNT), appended
+  // after entries already there, which it must keep.
+  const auto check = [](auto w) {
+    constexpr int W = decltype(w)::value;
+    const std::int32_t values[4] = {11, 22, 33, 44};
+    for (unsigned bits = 0; bits < (1u << W); ++bits) {
+      std::int32_t out[2 + W];
+      out[0] = -1;
+      out[1] = -2;
+      std::int64_t n = 2;
+      sphad::simd::compress_store<W>(values, bits, out, n);
+      INFO("W = " << W << ", bits " << bits);
+      std::int64_t expected = 2;
+      for (int l = 0; l < W; ++l) {
+        if ((bits >> l) & 1u) {
+          CHECK(out[expected] == values[l]);
+          ++expected;
+        }
+      }
+      CHECK(n == expected);
+      CHECK(out[0] == -1);
+      CHECK(out[1] == -2);
+    }
+  };
+  check(std::integral_constant<int, 2>{});
+  check(std::integral_constant<int, 4>{});
 }
 
 TEST_CASE("simd: pack lanes have the scalar operations' bits", "[math][simd]") {

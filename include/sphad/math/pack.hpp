@@ -225,6 +225,51 @@ SPHAD_INLINE unsigned lane_bits(PackMask<T, W> mask) {
   return bits;
 }
 
+/// Writes the W int32 `values` whose bit is set in `bits` (lane l: bit l) to out[n, n + count)
+/// in lane order and moves n past them; out[n + count, n + W) may be written too (room for W is
+/// needed).
+/// Four lanes with SSSE3 and POPCNT (x86-64-v2 and up): one shuffle by a table of the 16 masks
+/// and one store, instead of a store and a count per lane.
+template <int W>
+SPHAD_INLINE void
+compress_store(const std::int32_t* values, unsigned bits, std::int32_t* out, std::int64_t& n) {
+#if defined(__SSSE3__) && defined(__POPCNT__)
+  if constexpr (W == 4) {
+    struct Table {
+      alignas(16) std::uint8_t bytes[16][16];
+      constexpr Table() : bytes{} {
+        for (unsigned m = 0; m < 16; ++m) {
+          unsigned at = 0;
+          for (unsigned l = 0; l < 4; ++l) {
+            if ((m >> l) & 1u) {
+              for (unsigned b = 0; b < 4; ++b) {
+                bytes[m][4 * at + b] = std::uint8_t(4 * l + b);
+              }
+              ++at;
+            }
+          }
+          for (; at < 4; ++at) { // the rest: lane 3 again (any byte would do)
+            for (unsigned b = 0; b < 4; ++b) {
+              bytes[m][4 * at + b] = std::uint8_t(12 + b);
+            }
+          }
+        }
+      }
+    };
+    static constexpr Table table{};
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(values));
+    const __m128i shuffle = _mm_load_si128(reinterpret_cast<const __m128i*>(table.bytes[bits]));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + n), _mm_shuffle_epi8(v, shuffle));
+    n += _mm_popcnt_u32(bits);
+    return;
+  }
+#endif
+  for (int l = 0; l < W; ++l) {
+    out[n] = values[l];
+    n += (bits >> l) & 1u;
+  }
+}
+
 /// The mask of W flags (set where true).
 template <class T, int W, std::size_t... L>
 SPHAD_INLINE PackMask<T, W> mask_of_flags(const bool (&flags)[W], std::index_sequence<L...>) {
@@ -280,8 +325,25 @@ load_components_of(const T* flat, Pack<T, W> (&out)[D], std::index_sequence<A...
   if constexpr (D >= 3) {
     std::memcpy(&c[2], flat + 2 * W, sizeof(V));
   }
-  const std::make_index_sequence<std::size_t(W)> lanes;
-  ((out[A] = component_of<D, T, W, int(A)>(c[0], c[1], c[2], lanes)), ...);
+  if constexpr (D == 3 && W == 2) {
+    // c0 = x0 y0, c1 = z0 x1, c2 = y1 z1: one shuffle per axis
+    out[0] = Pack<T, W>(__builtin_shufflevector(c[0], c[1], 0, 3));
+    out[1] = Pack<T, W>(__builtin_shufflevector(c[0], c[2], 1, 2));
+    out[2] = Pack<T, W>(__builtin_shufflevector(c[1], c[2], 0, 3));
+  } else if constexpr (D == 3 && W == 4) {
+    // c0 = x0 y0 z0 x1, c1 = y1 z1 x2 y2, c2 = z2 x3 y3 z3: the halves regrouped (a = x0 y0 x2
+    // y2, b = z0 x1 z2 x3, m = y1 z1 y3 z3), then one shuffle within the halves per axis — six
+    // shuffles where the generic two per axis took 13 instructions a pack (x86-64-v3)
+    const V a = __builtin_shufflevector(c[0], c[1], 0, 1, 6, 7);
+    const V b = __builtin_shufflevector(c[0], c[2], 2, 3, 4, 5);
+    const V m = __builtin_shufflevector(c[1], c[2], 0, 1, 6, 7);
+    out[0] = Pack<T, W>(__builtin_shufflevector(a, b, 0, 5, 2, 7));
+    out[1] = Pack<T, W>(__builtin_shufflevector(a, m, 1, 4, 3, 6));
+    out[2] = Pack<T, W>(__builtin_shufflevector(b, m, 0, 5, 2, 7));
+  } else {
+    const std::make_index_sequence<std::size_t(W)> lanes;
+    ((out[A] = component_of<D, T, W, int(A)>(c[0], c[1], c[2], lanes)), ...);
+  }
 }
 
 /// The components of W consecutive D-vectors stored as D · W contiguous scalars (x0 y0 z0 x1

@@ -103,11 +103,7 @@ struct QueryProbe {
       }
       const P radius = simd::pack_of(rs);
       const unsigned bits = simd::lane_bits(r2 <= radius * radius);
-      SPHAD_PRAGMA_UNROLL
-      for (int l = 0; l < L; ++l) {
-        at[n] = grid.sorted_index[slot + l];
-        n += (bits >> l) & 1u;
-      }
+      simd::compress_store<L>(grid.sorted_index + slot, bits, at, n);
     }
 #endif
     for (; slot < end; ++slot) {
