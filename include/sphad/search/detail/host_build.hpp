@@ -151,6 +151,7 @@ public:
   }
   std::int32_t* data() { return data_.get(); }
   const std::int32_t* data() const { return data_.get(); }
+  std::int64_t capacity() const { return capacity_; }
   /// The first n entries as a buffer (the array shrunk in place to them).
   Buffer<std::int32_t, exec::host> release(std::int64_t n) {
     resize(n);
@@ -191,6 +192,60 @@ bool queries_are_clustered(const GridLayout<D, T>& layout, const SearchPoints<D,
   return 2 * near >= n; // sorted by any cell key: ~90 %; random order: ~3^D / cells
 }
 
+/// The chunks' windows in a recycled list's memory (`build_rows_once` with more than one chunk):
+/// the block, grown by a sixteenth (a list a little larger than the last fits), cut into equal
+/// windows, one per chunk, so that every thread writes its rows into pages written before
+/// instead of an array of its own. A chunk whose rows outgrow its window continues in its own
+/// array. `gather` then moves each window's rows to their place in the list.
+class ChunkWindows {
+public:
+  /// Windows for `chunks` chunks in `block` (none for 0 chunks).
+  ChunkWindows(HostRows& block, int chunks) : chunks_(chunks) {
+    if (chunks > 0) {
+      const std::int64_t size = block.capacity();
+      block.resize(size + size / 16 + 256 * std::int64_t(chunks));
+      data_ = block.data();
+      capacity_ = block.capacity();
+    }
+  }
+  std::int32_t* at(int c) const { return data_ + begin(c); }
+  std::int64_t room(int c) const { return begin(c + 1) - begin(c); }
+
+  /// Moves chunk c's `kept[c]` rows from its window to `final_at(c)` (ascending in c, the
+  /// window's at the latest: the list never lies behind a window unless an earlier chunk
+  /// spilled) in `block`, grown to at least `total` first. The chunks moving toward the front go
+  /// first, in ascending order, then those moving back, in descending order: a move then never
+  /// writes over rows still to be moved.
+  template <class FinalAt>
+  void gather(HostRows& block,
+              const std::int64_t* kept,
+              const FinalAt& final_at,
+              std::int64_t total) const {
+    block.resize(std::max(total, capacity_));
+    std::int32_t* data = block.data();
+    const auto move = [&](int c) { // (a window already in place stays)
+      std::memmove(data + final_at(c), data + begin(c),
+                   sizeof(std::int32_t) * std::size_t(kept[c]));
+    };
+    for (int c = 0; c < chunks_; ++c) {
+      if (final_at(c) < begin(c)) {
+        move(c);
+      }
+    }
+    for (int c = chunks_ - 1; c >= 0; --c) {
+      if (final_at(c) > begin(c)) {
+        move(c);
+      }
+    }
+  }
+
+private:
+  std::int64_t begin(int c) const { return capacity_ * c / chunks_; }
+  int chunks_;
+  std::int32_t* data_ = nullptr;
+  std::int64_t capacity_ = 0;
+};
+
 /// The host's list in one pass over the grid: the queries in cell order (`order`) split into
 /// `exec::host::concurrency()` chunks, each chunk appending its rows to its own array on one
 /// thread; then `offsets` [nq + 1] by a scan over the rows' counts in query order, and the
@@ -198,11 +253,12 @@ bool queries_are_clustered(const GridLayout<D, T>& layout, const SearchPoints<D,
 /// the device build needs to size its output without an array per thread), and its content
 /// does not depend on the chunks: the same list as the two passes, bit for bit. When the cell
 /// order is the query order (points already sorted by cell, the usual case in a solver that
-/// sorts its particles), every chunk's array is already its part of the list: the first grows
-/// into the list and the others are copied after it, one block each; otherwise every row is
-/// copied to its place. `order` null: the queries in their own order (`queries_are_clustered`).
-/// `recycled`: memory the list is written over (a previous list's
-/// neighbours; empty for none): the first chunk's array, or the list the rows are copied to.
+/// sorts its particles) or `order` is null (the queries visited in their own order,
+/// `queries_are_clustered`), every chunk's array is already its part of the list: the first
+/// grows into the list and the others are copied after it, one block each; otherwise every row
+/// is copied to its place. `recycled`: memory the list is written over (a previous list's
+/// neighbours; empty for none): in query order the first chunk's array — or, with more chunks,
+/// every chunk's window in it (`ChunkWindows`) —, else the list the rows are copied to.
 template <SupportScheme S, int D, class T>
 Buffer<std::int32_t, exec::host> build_rows_once(const exec::host& exec,
                                                  const HashGrid<D, T, exec::host>& grid,
@@ -218,10 +274,17 @@ Buffer<std::int32_t, exec::host> build_rows_once(const exec::host& exec,
   for (std::int64_t s = 0; order != nullptr && s < nq && in_query_order; ++s) {
     in_query_order = order[s] == s;
   }
-  std::vector<HostRows> rows(static_cast<std::size_t>(chunks));
+  HostRows base; // in query order: the list's memory (the recycled block, when there is one)
+  const bool windowed = in_query_order && chunks > 1 && recycled.size() > 0;
   if (in_query_order) {
-    rows[0] = HostRows(std::move(recycled));
+    base = HostRows(std::move(recycled));
   }
+  const ChunkWindows windows(base, windowed ? chunks : 0);
+  std::vector<HostRows> rows(static_cast<std::size_t>(chunks)); // each chunk's own array
+  const auto own = [&](int c) -> HostRows& {
+    return c == 0 && in_query_order && !windowed ? base : rows[std::size_t(c)];
+  };
+  std::vector<std::int64_t> kept(static_cast<std::size_t>(chunks), 0); // entries in a window
   // row i's start in its chunk's array (for the copy into place)
   std::vector<std::int64_t> row_at(in_query_order ? 0 : static_cast<std::size_t>(nq));
   std::int64_t* counts = offsets;
@@ -231,39 +294,69 @@ Buffer<std::int32_t, exec::host> build_rows_once(const exec::host& exec,
 #pragma omp parallel for schedule(static, 1) if (chunks > 1)
 #endif
   for (int c = 0; c < chunks; ++c) {
-    auto& out = rows[std::size_t(c)];
-    std::int64_t size = 0;
+    HostRows& out = own(c);
+    std::int32_t* window = windowed ? windows.at(c) : nullptr;
+    const std::int64_t room = windowed ? windows.room(c) : 0;
+    bool spilled = !windowed; // writing to `out` (else to the window)
+    std::int64_t size = 0;    // entries in the array written to
     for (std::int64_t s = chunk_begin(c); s < chunk_begin(c + 1); ++s) {
       const auto i = std::int32_t(in_query_order ? s : order[s]);
-      const std::int64_t first = size;
+      std::int64_t first = size;
       if (!in_query_order) {
         row_at[std::size_t(i)] = first;
       }
       const QueryProbe<S, D, T> probe(view.layout, queries.positions[i], queries.supports[i], skin);
-      for_each_candidate_range(
-          view, probe.x, [&](std::int32_t begin, std::int32_t end, bool wraps) {
-            probe.append(view, begin, end, wraps, out.reserve(size + (end - begin)), size);
-          });
+      for_each_candidate_range(view, probe.x,
+                               [&](std::int32_t begin, std::int32_t end, bool wraps) {
+                                 const std::int64_t need = size + (end - begin);
+                                 std::int32_t* at = nullptr;
+                                 if (spilled) {
+                                   at = out.reserve(need);
+                                 } else if (need <= room) {
+                                   at = window;
+                                 } else {
+                                   // The window is full: the rows before this one stay in it, this
+                                   // row's entries so far move to the start of the chunk's own
+                                   // array, and the rest follows there.
+                                   kept[std::size_t(c)] = first;
+                                   const std::int64_t partial = size - first;
+                                   at = out.reserve(partial + (end - begin));
+                                   std::copy(window + first, window + size, at);
+                                   size = partial;
+                                   first = 0;
+                                   spilled = true;
+                                 }
+                                 probe.append(view, begin, end, wraps, at, size);
+                               });
       counts[i] = size - first;
+    }
+    if (!spilled) {
+      kept[std::size_t(c)] = size;
     }
   }
   counts[nq] = 0;
   exec::exclusive_scan(exec, counts, counts, nq + 1);
   const std::int64_t total = offsets[nq];
   if (in_query_order) {
-    rows[0].resize(total);
+    if (windowed) {
+      windows.gather(
+          base, kept.data(), [&](int c) { return offsets[chunk_begin(c)]; }, total);
+    } else {
+      base.resize(total);
+    }
 #if SPHAD_HAS_OPENMP
 #pragma omp parallel for schedule(static, 1) if (chunks > 1)
 #endif
-    for (int c = 1; c < chunks; ++c) {
-      const std::int64_t at = offsets[chunk_begin(c)];
+    for (int c = windowed ? 0 : 1; c < chunks; ++c) {
+      // the chunk's entries past its window (all of them without windows) after the rest
+      const std::int64_t at = offsets[chunk_begin(c)] + kept[std::size_t(c)];
       const std::int64_t n = offsets[chunk_begin(c + 1)] - at;
       if (n > 0) {
-        std::memcpy(rows[0].data() + at, rows[std::size_t(c)].data(),
+        std::memcpy(base.data() + at, rows[std::size_t(c)].data(),
                     sizeof(std::int32_t) * std::size_t(n));
       }
     }
-    return rows[0].release(total);
+    return base.release(total);
   }
   Buffer<std::int32_t, exec::host> neighbors = std::move(recycled);
   sphad::detail::resize_host(neighbors, total);
