@@ -2,6 +2,7 @@
 // simd::Pack: every lane gets the bits of the scalar operation (the host pair blocks rest on
 // it), comparisons are ordered (false on NaN), select moves bits, and the lane masks read back.
 #include <sphad/math/pack.hpp>
+#include <sphad/math/pack_memory.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -99,6 +100,30 @@ TEST_CASE("simd: load_components splits consecutive vectors into one pack per co
           "[math][simd]") {
   check_components_of_widths<double>();
   check_components_of_widths<float>();
+}
+
+TEST_CASE("simd: gather_components2 splits 2-vectors at any indices into two packs",
+          "[math][simd]") {
+  const auto check = [](auto scalar) {
+    using T = decltype(scalar);
+    constexpr int W = sphad::simd::native_lanes<T>();
+    if constexpr (W == 2 || W == 4) {
+      T base[2 * 10];
+      for (int f = 0; f < 2 * 10; ++f) {
+        base[f] = T(f) + T(0.25);
+      }
+      const std::int32_t js[4] = {7, 2, 9, 2}; // repeated and out of order
+      sphad::simd::Pack<T, W> c[2];
+      sphad::simd::gather_components2(base, js, c);
+      for (int l = 0; l < W; ++l) {
+        INFO("W = " << W << ", lane " << l);
+        CHECK(c[0][l] == base[2 * js[l]]);
+        CHECK(c[1][l] == base[2 * js[l] + 1]);
+      }
+    }
+  };
+  check(double{});
+  check(float{});
 }
 
 TEST_CASE("simd: compress_store writes the marked lanes in order and counts them", "[math][simd]") {

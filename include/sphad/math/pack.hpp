@@ -225,51 +225,6 @@ SPHAD_INLINE unsigned lane_bits(PackMask<T, W> mask) {
   return bits;
 }
 
-/// Writes the W int32 `values` whose bit is set in `bits` (lane l: bit l) to out[n, n + count)
-/// in lane order and moves n past them; out[n + count, n + W) may be written too (room for W is
-/// needed).
-/// Four lanes with SSSE3 and POPCNT (x86-64-v2 and up): one shuffle by a table of the 16 masks
-/// and one store, instead of a store and a count per lane.
-template <int W>
-SPHAD_INLINE void
-compress_store(const std::int32_t* values, unsigned bits, std::int32_t* out, std::int64_t& n) {
-#if defined(__SSSE3__) && defined(__POPCNT__)
-  if constexpr (W == 4) {
-    struct Table {
-      alignas(16) std::uint8_t bytes[16][16];
-      constexpr Table() : bytes{} {
-        for (unsigned m = 0; m < 16; ++m) {
-          unsigned at = 0;
-          for (unsigned l = 0; l < 4; ++l) {
-            if ((m >> l) & 1u) {
-              for (unsigned b = 0; b < 4; ++b) {
-                bytes[m][4 * at + b] = std::uint8_t(4 * l + b);
-              }
-              ++at;
-            }
-          }
-          for (; at < 4; ++at) { // the rest: lane 3 again (any byte would do)
-            for (unsigned b = 0; b < 4; ++b) {
-              bytes[m][4 * at + b] = std::uint8_t(12 + b);
-            }
-          }
-        }
-      }
-    };
-    static constexpr Table table{};
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(values));
-    const __m128i shuffle = _mm_load_si128(reinterpret_cast<const __m128i*>(table.bytes[bits]));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + n), _mm_shuffle_epi8(v, shuffle));
-    n += _mm_popcnt_u32(bits);
-    return;
-  }
-#endif
-  for (int l = 0; l < W; ++l) {
-    out[n] = values[l];
-    n += (bits >> l) & 1u;
-  }
-}
-
 /// The mask of W flags (set where true).
 template <class T, int W, std::size_t... L>
 SPHAD_INLINE PackMask<T, W> mask_of_flags(const bool (&flags)[W], std::index_sequence<L...>) {
@@ -290,69 +245,6 @@ SPHAD_INLINE Pack<T, W> pack_of_lanes(const T (&lanes)[W], std::index_sequence<L
 template <class T, int W>
 SPHAD_INLINE Pack<T, W> pack_of(const T (&lanes)[W]) {
   return pack_of_lanes(lanes, std::make_index_sequence<std::size_t(W)>{});
-}
-
-/// Element `f` of D · W contiguous scalars (D packs' worth, as loaded): which of the first two
-/// packs' 2W elements it is (`first_two`, when f < 2W) and where the third pack's element goes
-/// in the second shuffle (`with_third`).
-constexpr int first_two(int f, int w) {
-  return f < 2 * w ? f : 0;
-}
-constexpr int with_third(int f, int w, int k) {
-  return f < 2 * w ? k : w + (f - 2 * w);
-}
-
-template <int D, class T, int W, int A, class V, std::size_t... K>
-SPHAD_INLINE Pack<T, W> component_of(V c0, V c1, V c2, std::index_sequence<K...>) {
-  if constexpr (D == 1) {
-    return Pack<T, W>(c0);
-  } else if constexpr (D == 2) {
-    return Pack<T, W>(__builtin_shufflevector(c0, c1, (int(K) * D + A)...));
-  } else {
-    const V two = __builtin_shufflevector(c0, c1, first_two(int(K) * D + A, W)...);
-    return Pack<T, W>(__builtin_shufflevector(two, c2, with_third(int(K) * D + A, W, int(K))...));
-  }
-}
-template <int D, class T, int W, std::size_t... A>
-SPHAD_INLINE void
-load_components_of(const T* flat, Pack<T, W> (&out)[D], std::index_sequence<A...>) {
-  using V = typename Pack<T, W>::vec;
-  V c[3] = {}; // D unaligned loads, each its own register
-  std::memcpy(&c[0], flat, sizeof(V));
-  if constexpr (D >= 2) {
-    std::memcpy(&c[1], flat + W, sizeof(V));
-  }
-  if constexpr (D >= 3) {
-    std::memcpy(&c[2], flat + 2 * W, sizeof(V));
-  }
-  if constexpr (D == 3 && W == 2) {
-    // c0 = x0 y0, c1 = z0 x1, c2 = y1 z1: one shuffle per axis
-    out[0] = Pack<T, W>(__builtin_shufflevector(c[0], c[1], 0, 3));
-    out[1] = Pack<T, W>(__builtin_shufflevector(c[0], c[2], 1, 2));
-    out[2] = Pack<T, W>(__builtin_shufflevector(c[1], c[2], 0, 3));
-  } else if constexpr (D == 3 && W == 4) {
-    // c0 = x0 y0 z0 x1, c1 = y1 z1 x2 y2, c2 = z2 x3 y3 z3: the halves regrouped (a = x0 y0 x2
-    // y2, b = z0 x1 z2 x3, m = y1 z1 y3 z3), then one shuffle within the halves per axis — six
-    // shuffles where the generic two per axis took 13 instructions a pack (x86-64-v3)
-    const V a = __builtin_shufflevector(c[0], c[1], 0, 1, 6, 7);
-    const V b = __builtin_shufflevector(c[0], c[2], 2, 3, 4, 5);
-    const V m = __builtin_shufflevector(c[1], c[2], 0, 1, 6, 7);
-    out[0] = Pack<T, W>(__builtin_shufflevector(a, b, 0, 5, 2, 7));
-    out[1] = Pack<T, W>(__builtin_shufflevector(a, m, 1, 4, 3, 6));
-    out[2] = Pack<T, W>(__builtin_shufflevector(b, m, 0, 5, 2, 7));
-  } else {
-    const std::make_index_sequence<std::size_t(W)> lanes;
-    ((out[A] = component_of<D, T, W, int(A)>(c[0], c[1], c[2], lanes)), ...);
-  }
-}
-
-/// The components of W consecutive D-vectors stored as D · W contiguous scalars (x0 y0 z0 x1
-/// …), one pack per component: D wide loads and shuffles in registers, no gather and no
-/// store of a lane (D ≤ 3).
-template <int D, class T, int W>
-SPHAD_INLINE void load_components(const T* flat, Pack<T, W> (&out)[D]) {
-  static_assert(D >= 1 && D <= 3, "sphad::simd::load_components: 1 to 3 components");
-  load_components_of(flat, out, std::make_index_sequence<std::size_t(D)>{});
 }
 
 /// The correctly rounded square root of every lane (a SIMD instruction on x86; lane by lane

@@ -6,6 +6,7 @@
 
 #include <sphad/ad/scalar_traits.hpp>
 #include <sphad/math/pack.hpp>
+#include <sphad/math/pack_memory.hpp>
 #include <sphad/math/vec.hpp>
 #include <sphad/ops/detail/pair_block.hpp>
 #include <sphad/ops/detail/pair_packs.hpp>
@@ -45,6 +46,13 @@ struct BlockRow {
   /// packs stall AVX's store forwarding), or lane by lane into arrays (2D: fewer
   /// instructions; and with tangents, which sit between the values).
   static constexpr bool per_axis = D == 3 && N == 0;
+  /// Whether a block's 2D positions load whole, one vector per lane, and split into packs in
+  /// registers (`simd::gather_components2`): plain stored positions of the primal type.
+  static constexpr bool whole_2d = [] {
+    using Stored = std::remove_cv_t<std::remove_reference_t<
+        decltype(*std::declval<const Eval&>().references.positions.data())>>;
+    return D == 2 && N == 0 && (L == 2 || L == 4) && std::is_same_v<Stored, Vec<V, D>>;
+  }();
 
   /// One block's inputs: x_ij and its tangents, the references' supports, masses and
   /// densities (lane by lane), 1/h_j and 1/h_ij (h_i's own for Gather).
@@ -82,8 +90,8 @@ struct BlockRow {
     Block b;
     V xs[D][L], ts[NT][D][L];
     each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE {
-      const X x_j = Eval::template read<X>(references.positions, js[l]);
-      if constexpr (!per_axis) {
+      if constexpr (!per_axis && !whole_2d) {
+        const X x_j = Eval::template read<X>(references.positions, js[l]);
         for (int a = 0; a < D; ++a) {
           xs[a][l] = value_of(x_j[a]);
           for (int c = 0; c < N; ++c) {
@@ -95,7 +103,14 @@ struct BlockRow {
       b.m[l] = Eval::template read<V>(references.masses, js[l]);
       b.rho[l] = Eval::template read_optional<V>(references.densities, js[l]);
     });
-    for (int a = 0; a < D; ++a) {
+    if constexpr (whole_2d) {
+      P x_j[2];
+      static_assert(sizeof(Vec<V, 2>) == 2 * sizeof(V), "positions are 2 contiguous scalars");
+      simd::gather_components2(reinterpret_cast<const V*>(references.positions.data()), js, x_j);
+      b.x[0] = x_i[0] - x_j[0];
+      b.x[1] = x_i[1] - x_j[1];
+    }
+    for (int a = 0; a < D && !whole_2d; ++a) {
       if constexpr (per_axis) {
         b.x[a] = x_i[a] - lanes_of<P>([&](auto l) SPHAD_LAMBDA_INLINE {
                    return Eval::template read<X>(references.positions, js[l])[a];

@@ -8,6 +8,7 @@
 #include <sphad/exec/host.hpp>
 #include <sphad/exec/scan.hpp>
 #include <sphad/math/pack.hpp>
+#include <sphad/math/pack_memory.hpp>
 #include <sphad/search/hash_grid.hpp>
 #include <sphad/search/points.hpp>
 
