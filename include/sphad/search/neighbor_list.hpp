@@ -335,8 +335,9 @@ NeighborList<Exec> build_neighbor_list(const Exec& exec,
 /// needed) is replaced by the neighbour list of these points, bit for bit the list
 /// `build_neighbor_list` returns. On the host its arrays are resized in place and written over,
 /// so a list of about the same size takes no fresh pages — at 10⁶ particles in 2D the first
-/// writes to a fresh 200 MB list were half a build (docs/performance.md); on CUDA the arrays are
-/// kept when their sizes match. Throws as `build_neighbor_list` does, before `list` changes.
+/// writes to a fresh 200 MB list were half a build (docs/performance.md); on CUDA the neighbours'
+/// array is kept when its size matches (the offsets are new: the count pass writes them before
+/// its input checks). Throws as `build_neighbor_list` does, before `list` changes.
 template <SupportScheme S, int D, class T, class Exec>
 void rebuild_neighbor_list(const Exec& exec,
                            NeighborList<Exec>& list,
