@@ -47,6 +47,16 @@ struct Cloud {
   T max_support() const { return h.empty() ? T(0) : *std::max_element(h.begin(), h.end()); }
 };
 
+/// A list's offsets and neighbours copied to the host (lists compared array by array).
+template <class E>
+std::vector<std::int64_t> host_offsets(const E& exec, const NeighborList<E>& list) {
+  return exec::to_host(exec, list.offsets.data(), list.num_queries + 1);
+}
+template <class E>
+std::vector<std::int32_t> host_neighbors(const E& exec, const NeighborList<E>& list) {
+  return exec::to_host(exec, list.neighbors.data(), list.num_pairs);
+}
+
 /// Rows of a list as sorted host vectors (the comparison of lists as sets per row).
 template <class E>
 std::vector<std::vector<std::int32_t>> sorted_rows(const E& exec, const NeighborList<E>& list) {
@@ -217,10 +227,8 @@ TEST_CASE("search: two builds give identical arrays", "[search]") {
       build_neighbor_list<SupportScheme::Gather>(exec, cloud.device(), cloud.device(), domain);
   const auto b =
       build_neighbor_list<SupportScheme::Gather>(exec, cloud.device(), cloud.device(), domain);
-  CHECK(exec::to_host(exec, a.offsets.data(), a.num_queries + 1) ==
-        exec::to_host(exec, b.offsets.data(), b.num_queries + 1));
-  CHECK(exec::to_host(exec, a.neighbors.data(), a.num_pairs) ==
-        exec::to_host(exec, b.neighbors.data(), b.num_pairs));
+  CHECK(test::host_offsets(exec, a) == test::host_offsets(exec, b));
+  CHECK(test::host_neighbors(exec, a) == test::host_neighbors(exec, b));
 }
 
 TEST_CASE("search: a rebuild over a previous list equals a fresh build", "[search]") {
@@ -243,14 +251,11 @@ TEST_CASE("search: a rebuild over a previous list equals a fresh build", "[searc
     CHECK(list.radius == fresh.radius);
     CHECK(list.offsets.size() == fresh.offsets.size());
     CHECK(list.neighbors.size() == fresh.neighbors.size());
-    CHECK(exec::to_host(exec, list.offsets.data(), list.num_queries + 1) ==
-          exec::to_host(exec, fresh.offsets.data(), fresh.num_queries + 1));
-    CHECK(exec::to_host(exec, list.neighbors.data(), list.num_pairs) ==
-          exec::to_host(exec, fresh.neighbors.data(), fresh.num_pairs));
+    CHECK(test::host_offsets(exec, list) == test::host_offsets(exec, fresh));
+    CHECK(test::host_neighbors(exec, list) == test::host_neighbors(exec, fresh));
     const auto same = build_neighbor_list<S>(exec, cloud.device(), cloud.device(), domain);
     rebuild_neighbor_list<S>(exec, list, cloud.device(), cloud.device(), domain);
-    CHECK(exec::to_host(exec, list.neighbors.data(), list.num_pairs) ==
-          exec::to_host(exec, same.neighbors.data(), same.num_pairs));
+    CHECK(test::host_neighbors(exec, list) == test::host_neighbors(exec, same));
   }
 }
 
@@ -260,8 +265,8 @@ TEST_CASE("search: a rebuild from bad input leaves the list as it was", "[search
   const auto cloud = test::random_cloud<2>(exec, domain, 80, 33);
   auto list =
       build_neighbor_list<SupportScheme::Gather>(exec, cloud.device(), cloud.device(), domain);
-  const auto offsets = exec::to_host(exec, list.offsets.data(), list.num_queries + 1);
-  const auto neighbors = exec::to_host(exec, list.neighbors.data(), list.num_pairs);
+  const auto offsets = test::host_offsets(exec, list);
+  const auto neighbors = test::host_neighbors(exec, list);
   auto nan_x = cloud.x;
   nan_x[3][0] = std::nan("");
   const Cloud<2, double> bad(exec, nan_x, cloud.h);
@@ -273,8 +278,8 @@ TEST_CASE("search: a rebuild from bad input leaves the list as it was", "[search
   CHECK_THROWS_WITH(rebuild_neighbor_list<SupportScheme::Gather>(
                         exec, list, cloud.device(), cloud.device(), domain, negative_skin),
                     Catch::Matchers::Contains("argument `options.skin`"));
-  CHECK(exec::to_host(exec, list.offsets.data(), list.num_queries + 1) == offsets);
-  CHECK(exec::to_host(exec, list.neighbors.data(), list.num_pairs) == neighbors);
+  CHECK(test::host_offsets(exec, list) == offsets);
+  CHECK(test::host_neighbors(exec, list) == neighbors);
 }
 
 TEST_CASE("search: grid traversal visits the list's neighbours in the same order", "[search]") {

@@ -16,8 +16,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <memory>
-#include <new>
+#include <utility>
 #include <vector>
 
 /// \file
@@ -125,44 +124,27 @@ class HostRows {
 public:
   HostRows() = default;
   /// Rows that grow in `memory` (a buffer no longer needed, its pages written already).
-  explicit HostRows(Buffer<std::int32_t, exec::host>&& memory) : capacity_(memory.size()) {
-    data_.reset(sphad::detail::release_host_memory(memory));
-  }
+  explicit HostRows(Buffer<std::int32_t, exec::host>&& memory) : memory_(std::move(memory)) {}
   /// The array, with room for at least n entries (twice the old room when it grows).
   std::int32_t* reserve(std::int64_t n) {
-    if (n > capacity_) {
-      resize(std::max(n, 2 * capacity_));
+    if (n > capacity()) {
+      resize(std::max(n, 2 * capacity()));
     }
-    return data_.get();
+    return memory_.data();
   }
-  /// Room for exactly n entries, the first min(n, old room) kept.
-  void resize(std::int64_t n) {
-    if (n <= 0) {
-      data_.reset();
-      capacity_ = 0;
-      return;
-    }
-    void* p = std::realloc(data_.get(), sizeof(std::int32_t) * static_cast<std::size_t>(n));
-    if (p == nullptr) {
-      throw std::bad_alloc(); // the old array is still owned and freed
-    }
-    (void)data_.release();
-    data_.reset(static_cast<std::int32_t*>(p));
-    capacity_ = n;
-  }
-  std::int32_t* data() { return data_.get(); }
-  const std::int32_t* data() const { return data_.get(); }
-  std::int64_t capacity() const { return capacity_; }
+  /// Room for exactly n entries, the first min(n, old room) kept (`resize_host`).
+  void resize(std::int64_t n) { sphad::detail::resize_host(memory_, n); }
+  std::int32_t* data() { return memory_.data(); }
+  const std::int32_t* data() const { return memory_.data(); }
+  std::int64_t capacity() const { return memory_.size(); }
   /// The first n entries as a buffer (the array shrunk in place to them).
   Buffer<std::int32_t, exec::host> release(std::int64_t n) {
     resize(n);
-    capacity_ = 0;
-    return sphad::detail::adopt_host_memory(data_.release(), n);
+    return std::exchange(memory_, {});
   }
 
 private:
-  std::unique_ptr<std::int32_t, sphad::detail::FreeHostMemory> data_;
-  std::int64_t capacity_ = 0;
+  Buffer<std::int32_t, exec::host> memory_; // its size is the room
 };
 
 /// Whether the queries lie in memory as a solver that sorts its particles keeps them —
