@@ -4,8 +4,9 @@
 // Both must give the same bits, for every operator form the blocks serve (packed combination,
 // lane-by-lane combination), kernel, support scheme, kind filter, dimension and precision,
 // with rows of every length mod L, pairs across periodic boundaries and a zero density (V_j = 0).
-// The reverse sweep linearizes L kernels at once too: its gradients must be the bits of the same
-// sweep with a kernel the blocks do not take (the same Wendland, as a user type).
+// The reverse sweep linearizes L kernels at once too (and, with the positions alone tracked,
+// forms L pairs' whole directions on packs): its gradients must be the bits of the same sweep
+// with a kernel the blocks do not take (the same Wendland, as a user type).
 #include <sphad/corrections.hpp>
 #include <sphad/ops.hpp>
 #include <sphad/search.hpp>
@@ -131,9 +132,11 @@ void check_jvp_blocks(const Cloud<D, T>& c, const Values& values) {
 /// pair everywhere).
 struct PairByPairWendland4 : kernels::Wendland4 {};
 
-/// The reverse pass of Op<Wendland4> (the kernels linearized in blocks) and of
-/// Op<PairByPairWendland4> (pair by pair), positions, supports and masses tracked, over a list
-/// in one direction, both roles one set: the same output and gradients, bit for bit.
+/// The reverse pass of Op<Wendland4> (on the host's blocks) and of Op<PairByPairWendland4>
+/// (pair by pair), over a list in one direction, both roles one set: the same output and
+/// gradients, bit for bit. Tracked: positions, supports and masses (the kernels linearized on
+/// packs, each pair's directions lane by lane), or the positions alone (each block's directions
+/// on packs where the combination is lanewise); the references' sums by chunks or by pair slots.
 template <template <class> class Op, int D, class T, class Values, class Seed, class Corr>
 void check_reverse_blocks(const Cloud<D, T>& c,
                           const Values& values,
@@ -144,36 +147,46 @@ void check_reverse_blocks(const Cloud<D, T>& c,
   const auto base = c.p.view();
   const auto list =
       build_neighbor_list<S>(ex, base.search_points(), base.search_points(), c.domain);
-  const auto run = [&](auto kernel) {
+  const auto run = [&](auto kernel, bool positions_only, ReferenceSums sums) {
     using K = decltype(kernel);
     auto x = std::vector<Vec<T, D>>(base.positions.data(), base.positions.data() + seed.size());
     auto h = std::vector<T>(base.supports.data(), base.supports.data() + seed.size());
     auto m = std::vector<T>(base.masses.data(), base.masses.data() + seed.size());
     const Variable<Vec<T, D>> xv(x);
     const Variable<T> hv(h), mv(m);
-    const auto s = base.with_positions(xv).with_supports(hv).with_masses(mv);
-    Tape<exec::host> tape(ex);
+    Tape<exec::host> tape(ex, TapeOptions{sums});
     const ApplyOptions<T> options{OperationDirection::FluidToFluid};
-    const auto y = [&] {
+    const auto record_with = [&](const auto& s) {
       if constexpr (std::is_same_v<Values, ops::NoField>) {
         return record<Op<K>>(tape, s, s, c.domain, list, options, corrections);
       } else {
         return record<Op<K>>(tape, s, s, c.domain, list, values, values, options, corrections);
       }
-    }();
+    };
+    const auto moving = base.with_positions(xv);
+    const auto y = positions_only ? record_with(moving)
+                                  : record_with(moving.with_supports(hv).with_masses(mv));
     tape.backward(y, span(seed));
     const auto copy = [](auto g) {
       return std::vector<std::decay_t<decltype(g[0])>>(g.data(), g.data() + g.size());
     };
+    using Scalars = std::vector<T>;
     return std::make_tuple(copy(Span<const Seed>(y.data(), y.size())), copy(tape.gradient(xv)),
-                           copy(tape.gradient(hv)), copy(tape.gradient(mv)));
+                           positions_only ? Scalars{} : copy(tape.gradient(hv)),
+                           positions_only ? Scalars{} : copy(tape.gradient(mv)));
   };
-  const auto blocks = run(kernels::Wendland4{});
-  const auto pairs = run(PairByPairWendland4{});
-  CHECK(same_bits(std::get<0>(blocks), std::get<0>(pairs)));
-  CHECK(same_bits(std::get<1>(blocks), std::get<1>(pairs)));
-  CHECK(same_bits(std::get<2>(blocks), std::get<2>(pairs)));
-  CHECK(same_bits(std::get<3>(blocks), std::get<3>(pairs)));
+  for (const bool positions_only : {false, true}) {
+    for (const auto sums : {ReferenceSums::automatic, ReferenceSums::pair_slots}) {
+      INFO("positions alone " << positions_only << ", pair slots "
+                              << (sums == ReferenceSums::pair_slots));
+      const auto blocks = run(kernels::Wendland4{}, positions_only, sums);
+      const auto pairs = run(PairByPairWendland4{}, positions_only, sums);
+      CHECK(same_bits(std::get<0>(blocks), std::get<0>(pairs)));
+      CHECK(same_bits(std::get<1>(blocks), std::get<1>(pairs)));
+      CHECK(same_bits(std::get<2>(blocks), std::get<2>(pairs)));
+      CHECK(same_bits(std::get<3>(blocks), std::get<3>(pairs)));
+    }
+  }
 }
 
 template <class K>

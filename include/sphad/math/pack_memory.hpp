@@ -11,12 +11,25 @@
 #include <utility>
 
 /// \file
-/// \brief Packs from and to memory for the host's pair loops: contiguous vectors split into one
-/// pack per component (`load_components`), 2-vectors gathered at indices (`gather_components2`),
-/// and the marked lanes of a pack of indices stored one after another (`compress_store`).
+/// \brief Packs from and to memory for the host's pair loops: contiguous scalars as one pack
+/// (`load`, `store`), contiguous vectors split into one pack per component (`load_components`),
+/// 2-vectors gathered at indices (`gather_components2`), and the marked lanes of a pack of indices
+/// stored one after another (`compress_store`).
 
 #if SPHAD_HAS_PACKS
 namespace sphad::simd {
+
+/// W contiguous scalars at `at` as a pack, and a pack stored there (no alignment needed).
+template <class T, int W>
+SPHAD_INLINE Pack<T, W> load(const T* at) {
+  typename Pack<T, W>::vec v;
+  std::memcpy(&v, at, sizeof(v));
+  return Pack<T, W>(v);
+}
+template <class T, int W>
+SPHAD_INLINE void store(T* at, Pack<T, W> p) {
+  std::memcpy(at, &p.v, sizeof(p.v));
+}
 
 /// Element `f` of D · W contiguous scalars (D packs' worth, as loaded): which of the first two
 /// packs' 2W elements it is (`first_two`, when f < 2W) and where the third pack's element goes

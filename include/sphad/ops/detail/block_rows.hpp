@@ -54,6 +54,14 @@ struct BlockRow {
     return D == 2 && N == 0 && (L == 2 || L == 4) && std::is_same_v<Stored, Vec<V, D>>;
   }();
 
+  /// Whether the operator's combination evaluates on packs (`lanewise_combine`: arithmetic
+  /// alone), its output a scalar or vector of the primal type (with the positions' tangents or
+  /// none) and the field plain.
+  static constexpr bool packed_combine =
+      lanewise_combine_v<typename Eval::Operator> &&
+      !std::is_void_v<typename PackedOutput<typename Eval::Out, P>::type> &&
+      (std::is_same_v<typename Eval::F, NoField> || std::is_same_v<typename Eval::F, V>);
+
   /// One block's inputs: x_ij and its tangents, the references' supports, masses and
   /// densities (lane by lane), 1/h_j and 1/h_ij (h_i's own for Gather).
   struct Block {
@@ -153,6 +161,37 @@ struct BlockRow {
     return b;
   }
 
+  /// V_j of every lane: derived from the masses and densities where no volumes are given
+  /// (`safe_divide`'s bits: 0 for ρ_j = 0), the given volumes otherwise, as
+  /// `reference_volume` forms them. Unread by the operators that take no volumes.
+  SPHAD_INLINE P volumes(const std::int32_t* js, const Block& b) const {
+    if (eval.references.volumes.size() == 0) {
+      const P rho = simd::pack_of(b.rho);
+      return select(rho != P(V(0)), simd::pack_of(b.m) / rho, P(V(0)));
+    }
+    V vs[L];
+    each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE { vs[l] = eval.reference_volume(js[l]); });
+    return simd::pack_of(vs);
+  }
+
+  /// The block's particle inputs as packs, each lane what `make_particles` gives its pair (a
+  /// plain field's values gathered, the query's broadcast; the index j is the first lane's: no
+  /// lanewise combination reads it).
+  SPHAD_INLINE auto
+  particles(std::int64_t i, const std::int32_t* js, const Block& b, P volumes_j) const {
+    using F = typename Eval::F;
+    using FP = std::conditional_t<std::is_same_v<F, NoField>, NoField, P>;
+    FP f_j{}, f_i{};
+    if constexpr (!std::is_same_v<F, NoField>) {
+      V fs[L];
+      each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE { fs[l] = eval.reference_value(js[l]); });
+      f_j = simd::pack_of(fs);
+      f_i = P(q.f);
+    }
+    return ParticlePair<D, PairScalars<P, P, P, P, P, P>, FP>{
+        i, js[0], simd::pack_of(b.m), P(q.rho), simd::pack_of(b.rho), volumes_j, f_i, f_j};
+  }
+
   /// Calls f(tangents...) with the block's pair-vector tangents where the positions carry
   /// them, with none otherwise (the kernel packs' two forms).
   template <class F>
@@ -182,21 +221,16 @@ void row_in_blocks(const Eval& eval,
   using Row = BlockRow<Eval>;
   using V = typename Row::V;
   using P = typename Row::P;
-  using F = typename Eval::F;
   constexpr int D = Eval::D, L = Eval::L, N = Row::N;
   using Packs = PairPacks<typename Op::kernel_type, Op::support, D, V, L>;
   using Packed = PackedOutput<typename Eval::Out, P>;
-  constexpr bool packed_combine = lanewise_combine_v<Op> &&
-                                  !std::is_void_v<typename Packed::type> &&
-                                  (std::is_same_v<F, NoField> || std::is_same_v<F, V>);
+  constexpr bool packed_combine = Row::packed_combine;
   constexpr bool gradient_part = kernel_part_v<Op> == KernelPart::corrected_gradient;
   const auto& references = eval.references;
   const auto& filter = eval.filter;
   const std::int64_t begin = eval.neighbors.offsets[i], end = eval.neighbors.offsets[i + 1];
   const Row row(eval, q);
   const P scale(eval.factor);
-  // V_j from masses and densities (no volumes given), as `reference_volume` forms it.
-  const bool derived_volumes = references.volumes.size() == 0;
   // No pair to test: the filter takes every kind and no self pair is skipped; else the kind's
   // bit (the call has checked each kind is one of the four).
   const bool skip_self = eval.skip_self_pairs;
@@ -211,17 +245,7 @@ void row_in_blocks(const Eval& eval,
   for (; k + L <= end; k += L) {
     const std::int32_t* js = eval.neighbors.neighbors + k;
     const typename Row::Block b = row.load(js);
-    // V_j of every lane at once where no volumes are given (`safe_divide`'s bits: 0 for
-    // ρ_j = 0); the given volumes otherwise. Unread by the operators that take no volumes.
-    P volumes;
-    if (derived_volumes) {
-      const P rho = simd::pack_of(b.rho);
-      volumes = select(rho != P(V(0)), simd::pack_of(b.m) / rho, P(V(0)));
-    } else {
-      V vs[L];
-      each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE { vs[l] = eval.reference_volume(js[l]); });
-      volumes = simd::pack_of(vs);
-    }
+    const P volumes = row.volumes(js, b);
     // The kernel part of the block: W_ij, or the D components of ∇W_ij.
     using Part = std::conditional_t<(N > 0), PackDual<P, Row::NT>, P>;
     Part part[gradient_part ? D : 1];
@@ -242,18 +266,7 @@ void row_in_blocks(const Eval& eval,
       block_taken = (kinds & ~filter.reference) == 0;
     }
     if constexpr (packed_combine) {
-      using FP = std::conditional_t<std::is_same_v<F, NoField>, NoField, P>;
-      FP f_j{}, f_i{};
-      if constexpr (!std::is_same_v<F, NoField>) {
-        V fs[L];
-        each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE { fs[l] = eval.reference_value(js[l]); });
-        f_j = simd::pack_of(fs);
-        f_i = P(q.f);
-      }
-      // The lanes' particle inputs (the index j is the first lane's: no lanewise
-      // combination reads it).
-      const ParticlePair<D, PairScalars<P, P, P, P, P, P>, FP> particles{
-          i, js[0], simd::pack_of(b.m), P(q.rho), simd::pack_of(b.rho), volumes, f_i, f_j};
+      const auto particles = row.particles(i, js, b, volumes);
       auto term = [&] {
         if constexpr (gradient_part) {
           Vec<Part, D> g;

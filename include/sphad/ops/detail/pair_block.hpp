@@ -59,6 +59,20 @@ struct LaneSums {
   }
 };
 
+/// Component c of a row's lanes' sums (`lanes[l][c]`) added in `LaneSums`' tree: lanes
+/// [First, First + N) as a balanced tree.
+template <int First, int N, class S, int L, int K>
+SPHAD_HOST_DEVICE SPHAD_INLINE S lane_tree(const S (&lanes)[L][K], int c) {
+  static_assert(L == 1 || L == 2 || L == 4 || L == 8, "row lanes: 1, 2, 4 or 8");
+  if constexpr (N == 1) {
+    return lanes[First][c];
+  } else {
+    S left = lane_tree<First, N / 2>(lanes, c);
+    left += lane_tree<First + N / 2, N / 2>(lanes, c);
+    return left;
+  }
+}
+
 /// Calls f(std::integral_constant<int, l>{}) for l = 0, ..., L − 1: each lane's code with its
 /// index a constant, so that per-lane arrays (the row's sums among them) stay in registers.
 template <class F, int... Lanes>

@@ -7,6 +7,8 @@
 #include <sphad/ad/dual.hpp>
 #include <sphad/ops/detail/block_rows.hpp>
 #include <sphad/ops/detail/leaf_algebra.hpp>
+#include <sphad/ops/detail/pack_dual.hpp>
+#include <sphad/ops/detail/pair_block.hpp>
 #include <sphad/ops/detail/pair_packs.hpp>
 #include <sphad/ops/operator_concept.hpp>
 #include <sphad/ops/operators.hpp>
@@ -34,6 +36,8 @@ struct WholeTermDirections {
   }
   SPHAD_HOST_DEVICE SPHAD_INLINE Row row(std::int64_t i) const { return evaluate.query_inputs(i); }
   static constexpr bool blocks = false; // the whole term in duals, pair by pair
+  static constexpr bool packed = false;
+  static constexpr bool compact = false; // (long code per pair)
   SPHAD_HOST_DEVICE SPHAD_INLINE void
   operator()(S* g, std::int64_t i, std::int32_t j, const Row& q, const OutPrimal& ybar_i) const {
     contract_directions<K>(g, ybar_i, evaluate.pair_term(i, j, q));
@@ -64,6 +68,9 @@ struct SplitTermDirections {
   static constexpr int KP = Dirs::particle;
   KernelEval kernel;
   ParticleEval particles;
+  /// Whether a pair's code is short: the kernel part's adjoint by hand (`Linearized`), not in
+  /// dual numbers (the reverse sweep then unrolls a row's entries by its lanes).
+  static constexpr bool compact = !std::is_void_v<Linearized>;
   struct Row {
     typename KernelEval::QueryInputs kernel;
     typename ParticleEval::QueryInputs particles;
@@ -146,16 +153,99 @@ struct SplitTermDirections {
                     pairs.kernel.corrections};
     }
   };
-  SPHAD_INLINE LinearBlock linear_block(std::int64_t i,
-                                        const Row& q,
+  /// Row q's constants for its blocks (`BlockRow`: once per row).
+  SPHAD_INLINE BlockRow<KernelEval> block_row(const Row& q) const {
+    return {kernel, q.kernel};
+  }
+  SPHAD_INLINE LinearBlock linear_block(const BlockRow<KernelEval>& row,
+                                        std::int64_t i,
                                         const std::int32_t* js) const {
     using Packs = PairPacks<typename Op::kernel_type, Op::support, KernelEval::D, S, lanes>;
-    const BlockRow<KernelEval> row(kernel, q.kernel);
+    const auto& q = row.q;
     const auto b = row.load(js);
-    return {*this, i, b, Packs::linearize(b.x, row.inv_h_i, b.inv_h_j, b.inv_h_ij), q.kernel.h};
+    return {*this, i, b, Packs::linearize(b.x, row.inv_h_i, b.inv_h_j, b.inv_h_ij), q.h};
+  }
+
+  /// Whether the host gives the directions of a block's L entries at once on packs
+  /// (`block_directions`): blocks whose combination evaluates on packs (`lanewise_combine`),
+  /// a kernel part that is W_ij or ∇W_ij itself, the positions the only kernel inputs tracked and
+  /// no particle input tracked — each lane the bits of the pair-at-a-time directions.
+  static constexpr bool packed = [] {
+    if constexpr (blocks) {
+      using Corr = std::remove_cv_t<decltype(std::declval<const KernelEval&>().corrections)>;
+      return BlockRow<KernelEval>::packed_combine && Dirs::particle == 0 &&
+             Dirs::kernel == Dirs::position &&
+             std::is_same_v<std::remove_cv_t<decltype(Corr::crk)>, NoCRK> &&
+             std::is_same_v<std::remove_cv_t<decltype(Corr::renormalization)>, NoRenormalization> &&
+             lanes == row_lanes<S>();
+    } else {
+      return false;
+    }
+  }();
+  using Pack = simd::Pack<S, lanes>;
+
+  /// The directions of the L entries at `js` of row i (`row`: its constants; ȳ_i: `ybar_i`) as
+  /// packs, lane l entry
+  /// l's: the kernel linearized on packs (`PairPacks`), the combination on `PackDual`s with the
+  /// kernel part's scalars seeded, contracted with ȳ_i (Ḡ), then the kernel's adjoint x̄ for Ḡ
+  /// (the directions of x_ij) — each operation as the pair-at-a-time path forms it.
+  SPHAD_INLINE void block_directions(Pack (&g)[Dirs::total],
+                                     const BlockRow<KernelEval>& row,
+                                     std::int64_t i,
+                                     const std::int32_t* js,
+                                     const OutPrimal& ybar_i) const {
+    static_assert(packed && Dirs::total == KernelEval::D, "the positions' directions alone");
+    constexpr int D = KernelEval::D;
+    using Packs = PairPacks<typename Op::kernel_type, Op::support, D, S, lanes>;
+    const auto b = row.load(js);
+    const auto linear = Packs::linearize(b.x, row.inv_h_i, b.inv_h_j, b.inv_h_ij);
+    const auto particles = row.particles(i, js, b, row.volumes(js, b));
+    const Pack factor(kernel.factor);
+    Vec<Pack, D> xbar;
+    if constexpr (kernel_part_v<Op> == KernelPart::corrected_gradient) {
+      // ∇W_ij's D scalars seeded: Ḡ_a = ⟨ȳ_i, ∂term/∂G_a⟩.
+      const Vec<Pack, D> gradient = Packs::gradient(linear) * factor;
+      Vec<PackDual<Pack, D>, D> seeded;
+      for (int a = 0; a < D; ++a) {
+        seeded[a].value = gradient[a];
+        for (int c = 0; c < D; ++c) {
+          seeded[a].tangent[c] = Pack(S(a == c ? 1 : 0));
+        }
+      }
+      const auto term = detail::combine<Op>(particles, seeded);
+      Vec<Pack, D> gbar;
+      for (int c = 0; c < D; ++c) {
+        gbar[c] = contract_lanes(ybar_i, term, c);
+      }
+      xbar = Packs::position_adjoint(linear, gbar * factor);
+    } else {
+      PackDual<Pack, 1> seeded;
+      seeded.value = Packs::w(linear) * factor;
+      seeded.tangent[0] = Pack(S(1));
+      const auto term = detail::combine<Op>(particles, seeded);
+      xbar = Packs::position_adjoint(linear, contract_lanes(ybar_i, term, 0) * factor);
+    }
+    for (int a = 0; a < D; ++a) {
+      g[a] = xbar[a];
+    }
+  }
+
+  /// ⟨ȳ, tangent k of y⟩ for a packed term y (`PackDual`s), summed as `leaf_dot` sums.
+  template <class Y>
+  SPHAD_INLINE static Pack contract_lanes(const OutPrimal& ybar, const Y& y, int k) {
+    if constexpr (is_vec_v<Y>) {
+      Pack sum = Pack(ybar[0]) * y[0].tangent[k];
+      for (int c = 1; c < Y::dim; ++c) {
+        sum += Pack(ybar[c]) * y[c].tangent[k];
+      }
+      return sum;
+    } else {
+      return Pack(ybar) * y.tangent[k];
+    }
   }
 #else
   static constexpr bool blocks = false;
+  static constexpr bool packed = false;
 #endif
 
   /// The particle directions (g[KK, KK + KP)) and Ḡ (G's adjoint, flat) of pair (i, j) whose

@@ -92,6 +92,22 @@ struct KernelPacks {
       out.r = r[l];
       return out;
     }
+    /// Every lane at once: the scalar linearization's formulas (its `adjoint`) on packs.
+    SPHAD_INLINE kernels::KernelLinearization<P, D> packed() const {
+      kernels::KernelLinearization<P, D> out;
+      out.w = w;
+      for (int a = 0; a < D; ++a) {
+        out.grad[a] = grad[a];
+        out.x[a] = x[a];
+      }
+      out.scale = scale;
+      out.g = g;
+      out.radial = radial;
+      out.w_dh = w_dh;
+      out.grad_dh = grad_dh;
+      out.r = r;
+      return out;
+    }
   };
   /// K at each lane's x and support (given as 1/h), linearized as `kernels::linearize` does.
   SPHAD_INLINE static Linearization linearize(const P (&x)[D], P inv_h) {
@@ -208,6 +224,34 @@ struct PairPacks {
       }
     }
   };
+  /// W_ij, ∇W_ij and the pair vector's adjoint x̄ for W_ij's or ∇W_ij's cotangent, every lane
+  /// as `kernels::PairLinearization` forms its pair's.
+  SPHAD_INLINE static P w(const Linearization& l) {
+    if constexpr (kernels::averages_evaluations_v<S>) {
+      return (l.first.w + l.second.w) * P(T(0.5));
+    } else {
+      return l.first.w;
+    }
+  }
+  SPHAD_INLINE static Vec<P, D> gradient(const Linearization& l) {
+    Vec<P, D> out;
+    for (int a = 0; a < D; ++a) {
+      if constexpr (kernels::averages_evaluations_v<S>) {
+        out[a] = (l.first.grad[a] + l.second.grad[a]) * P(T(0.5));
+      } else {
+        out[a] = l.first.grad[a];
+      }
+    }
+    return out;
+  }
+  template <class Bar>
+  SPHAD_INLINE static Vec<P, D> position_adjoint(const Linearization& l, const Bar& bar) {
+    if constexpr (kernels::averages_evaluations_v<S>) {
+      return (l.first.packed().adjoint(bar).x + l.second.packed().adjoint(bar).x) * P(T(0.5));
+    } else {
+      return l.first.packed().adjoint(bar).x;
+    }
+  }
   SPHAD_INLINE static Linearization linearize(const P (&x)[D], P inv_h_i, P inv_h_j, P inv_h_ij) {
     if constexpr (kernels::averages_evaluations_v<S>) {
       (void)inv_h_ij;

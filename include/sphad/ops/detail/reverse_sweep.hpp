@@ -8,7 +8,10 @@
 #include <sphad/exec/buffer.hpp>
 #include <sphad/exec/host.hpp>
 #include <sphad/exec/lanes.hpp>
+#include <sphad/math/pack.hpp>
+#include <sphad/math/pack_memory.hpp>
 #include <sphad/ops/detail/gradient_targets.hpp>
+#include <sphad/ops/detail/pack_dual.hpp>
 #include <sphad/ops/detail/pair_block.hpp>
 #include <sphad/ops/detail/reverse_policy.hpp>
 #include <sphad/ops/detail/row_chunks.hpp>
@@ -49,6 +52,12 @@ struct PairSlots {
       data[k * P + c] = v[c];
     }
   }
+#if SPHAD_HAS_PACKS
+  /// `put` of −g for the P scalars g as one pack.
+  SPHAD_INLINE void put_negated(std::int64_t k, std::int32_t, simd::Pack<S, P> g) const {
+    simd::store(data + k * P, -g);
+  }
+#endif
 };
 
 /// Row i of the reverse pass: each accepted pair (i, j) gives its K directions (`Pairs`, the
@@ -137,60 +146,129 @@ struct RowAdjoints {
   /// the pair evaluators on the caller's stack. Read through `this`, their constants (supports'
   /// scale, the seeded units, the views' sizes) might alias the sink's stores, and the compiler
   /// reloads them for every pair; on the copy it keeps them: 3–8 % fewer instructions in the
-  /// host sweep (docs/performance.md). The sink is copied for the same reason, and on the host
-  /// the kernels of L entries at a time are linearized on SIMD packs (`Pairs::blocks`).
+  /// host sweep (docs/performance.md). The sink is copied for the same reason. The query side
+  /// sums the row in lanes as the primal does (`LaneSums`: entry k of the row into lane k mod L,
+  /// the lanes added in a fixed tree; one lane on a device). On the host the kernels of L
+  /// entries at a time are linearized on SIMD packs (`Pairs::blocks`), and where the positions
+  /// alone are tracked the entries' whole directions are formed on packs
+  /// (`Pairs::block_directions`); each lane has the bits of its entry's own evaluation.
   SPHAD_HOST_DEVICE SPHAD_INLINE void row_by(const Pairs& local, std::int64_t i) const {
     const std::int64_t begin = offsets[i], end = offsets[i + 1];
     if (query_filtered(i, begin, end, 1)) {
       return;
     }
     const Sink sink = references;
+    const std::int32_t* const js = neighbors; // (not reloaded per entry)
     const bool every = local.filtering().filter.accepts_every_kind();
     const auto row = local.row(i);
     const OutPrimal ybar_i = ybar[i];
-    S sum[K] = {};
+    constexpr int L = row_lanes<S>();
+    S sums[L][K] = {};
     constexpr std::int64_t ahead = Policy::prefetch_pairs_ahead; // pairs
+    const bool ask = prefetch;                                   // (not reloaded per entry)
     const auto prefetch_for = [&](std::int64_t k) SPHAD_LAMBDA_INLINE {
-      if (prefetch && k + ahead < end) {
-        local.prefetch(neighbors[k + ahead]);
+      if (ask && k + ahead < end) {
+        local.prefetch(js[k + ahead]);
         if constexpr (P > 0) {
-          sink.prefetch(neighbors[k + ahead]);
+          sink.prefetch(js[k + ahead]);
         }
       }
     };
     std::int64_t k = begin;
 #if SPHAD_HAS_PACKS
-    if constexpr (Pairs::blocks) {
-      // L entries' kernels linearized at once on packs, then each entry in order.
-      constexpr int L = Pairs::lanes;
+    if constexpr (Pairs::packed) {
+      // L entries' directions at once on packs; each reference's share lane by lane.
+      using Pack = typename Pairs::Pack;
+      const auto& evaluate = local.filtering();
+      Pack acc[K] = {};
+      const auto block_row = local.block_row(row);
       for (; k + L <= end; k += L) {
-        const auto block = local.linear_block(i, row, neighbors + k);
+        Pack g[K];
+        local.block_directions(g, block_row, i, js + k, ybar_i);
+        bool taken[L];
+        each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE {
+          taken[l] =
+              every || evaluate.filter.accepts_reference(evaluate.references.kinds[js[k + l]]);
+        });
+        if (!every) {
+          const auto keep = simd::mask_of<S>(taken);
+          SPHAD_PRAGMA_UNROLL
+          for (int c = 0; c < K; ++c) {
+            g[c] = keep_lanes(keep, g[c]);
+          }
+        }
+        SPHAD_PRAGMA_UNROLL
+        for (int c = 0; c < K; ++c) {
+          acc[c] += g[c];
+        }
+        if constexpr (P > 0) {
+          each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE {
+            prefetch_for(k + l);
+            if (taken[l]) {
+              if constexpr (P == 2 && std::is_same_v<S, double>) {
+                // x_j's two scalars as one vector (16 bytes, SSE2 and up).
+                sink.put_negated(
+                    k + l, js[k + l],
+                    simd::Pack<S, 2>(typename simd::Pack<S, 2>::vec{g[0][l], g[1][l]}));
+              } else {
+                S v[P];
+                SPHAD_PRAGMA_UNROLL
+                for (int c = 0; c < P; ++c) {
+                  v[c] = -g[c][l];
+                }
+                sink.put(k + l, js[k + l], v);
+              }
+            } else {
+              sink.clear(k + l);
+            }
+          });
+        }
+      }
+      each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE {
+        SPHAD_PRAGMA_UNROLL
+        for (int c = 0; c < K; ++c) {
+          sums[l][c] = acc[c][l];
+        }
+      });
+    } else if constexpr (Pairs::blocks) {
+      // L entries' kernels linearized at once on packs, then each entry in order.
+      const auto block_row = local.block_row(row);
+      for (; k + L <= end; k += L) {
+        const auto block = local.linear_block(block_row, i, js + k);
         each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE {
           prefetch_for(k + l);
-          entry(local, sink, every, i, k + l, row, ybar_i, sum, block.lane(l));
+          entry(local, sink, every, i, k + l, row, ybar_i, sums[l], block.lane(l));
         });
       }
     }
 #endif
-    for (; k < end; ++k) {
-      prefetch_for(k);
-      entry(local, sink, every, i, k, row, ybar_i, sum);
+    if constexpr (Pairs::compact) {
+      // Short code per entry: L at a time, each lane's sums in registers (their index a
+      // constant), the last entries (fewer than L) too.
+      for (; k + L <= end; k += L) {
+        each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE {
+          prefetch_for(k + l);
+          entry(local, sink, every, i, k + l, row, ybar_i, sums[l]);
+        });
+      }
+      each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE {
+        if (k + l < end) {
+          entry(local, sink, every, i, k + l, row, ybar_i, sums[l]);
+        }
+      });
+    } else {
+      // Dual numbers per entry: one at a time, into lane k mod L (its sums in memory).
+      for (int l = 0; k < end; ++k, l = (l + 1) % L) {
+        prefetch_for(k);
+        entry(local, sink, every, i, k, row, ybar_i, sums[l]);
+      }
     }
-#if defined(__AVX__) && !defined(__CUDA_ARCH__)
-    // The targets read the row's sum at run-time positions, which keeps an array they are
-    // given in memory for the whole row (a store and a reload per entry). With AVX the sum
-    // stays in registers when they get a copy: Density reverse 75 -> 68 ms, Gradient 119 ->
-    // 103 at 10^5 (-march=native; x86-64-v3 alike). With SSE2 the registers it takes cost
-    // the pair more than the reloads (Density 82 -> 89 ms), so there it stays as it was.
     S total[K];
     SPHAD_PRAGMA_UNROLL
     for (int c = 0; c < K; ++c) {
-      total[c] = sum[c];
+      total[c] = lane_tree<0, L>(sums, c);
     }
     targets.add(i, total);
-#else
-    targets.add(i, sum);
-#endif
   }
 
   /// Row i (one thread per row).

@@ -5,6 +5,7 @@
 #include <sphad/config.hpp>
 
 #include <sphad/exec/host.hpp>
+#include <sphad/math/pack_memory.hpp>
 #include <sphad/ops/detail/gradient_targets.hpp>
 #include <sphad/ops/detail/reverse_policy.hpp>
 
@@ -44,6 +45,14 @@ struct ChunkSums {
       at[c] += v[c];
     }
   }
+#if SPHAD_HAS_PACKS
+  /// `put` of −g for the P scalars g as one pack: one vector load, subtraction and store
+  /// (x − g: the bits of x + (−g)).
+  SPHAD_INLINE void put_negated(std::int64_t, std::int32_t j, simd::Pack<S, P> g) const {
+    S* at = data + (std::int64_t(j) - lo) * P;
+    simd::store(at, simd::load<S, P>(at) - g);
+  }
+#endif
 };
 
 /// The chunks of a list's rows on the host. Chunk c holds rows [first_row[c], first_row[c + 1])
