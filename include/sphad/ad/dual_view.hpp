@@ -179,6 +179,13 @@ private:
   const E* tangents_ = nullptr;
 };
 
+/// The tangent directions of a view's elements kept in arrays beside them: N for a
+/// `DualView<E, N>`, 0 for any other view.
+template <class View>
+inline constexpr int dual_view_directions_v = 0;
+template <class E, int N>
+inline constexpr int dual_view_directions_v<DualView<E, N>> = N;
+
 /// Pairs `primal` [n] with `tangents` [N · n] (direction-major) as a `DualView<E, N>`. Throws
 /// `InvalidArgument` when the tangents do not hold N · n elements.
 template <int N = 1, class E>

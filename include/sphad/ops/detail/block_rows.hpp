@@ -4,6 +4,7 @@
 
 #include <sphad/config.hpp>
 
+#include <sphad/ad/dual_view.hpp>
 #include <sphad/ad/scalar_traits.hpp>
 #include <sphad/math/pack.hpp>
 #include <sphad/math/pack_memory.hpp>
@@ -12,6 +13,7 @@
 #include <sphad/ops/detail/pair_packs.hpp>
 #include <sphad/ops/operator_concept.hpp>
 #include <sphad/ops/pair.hpp>
+#include <sphad/span.hpp>
 
 #include <cstdint>
 #include <limits>
@@ -46,12 +48,19 @@ struct BlockRow {
   /// packs stall AVX's store forwarding), or lane by lane into arrays (2D: fewer
   /// instructions; and with tangents, which sit between the values).
   static constexpr bool per_axis = D == 3 && N == 0;
+  using Positions = std::remove_cv_t<
+      std::remove_reference_t<decltype(std::declval<const Eval&>().references.positions)>>;
+  /// Whether the references' position tangents are N arrays beside the positions (a JVP's
+  /// `DualView`), or none (plain positions: zero tangents).
+  static constexpr bool tangent_arrays = N > 0 && dual_view_directions_v<Positions> == N;
   /// Whether a block's 2D positions load whole, one vector per lane, and split into packs in
-  /// registers (`simd::gather_components2`): plain stored positions of the primal type.
+  /// registers (`simd::gather_components2`), their tangents likewise: stored positions of the
+  /// primal type, with tangent arrays or none.
   static constexpr bool whole_2d = [] {
-    using Stored = std::remove_cv_t<std::remove_reference_t<
-        decltype(*std::declval<const Eval&>().references.positions.data())>>;
-    return D == 2 && N == 0 && (L == 2 || L == 4) && std::is_same_v<Stored, Vec<V, D>>;
+    using Stored = std::remove_cv_t<
+        std::remove_reference_t<decltype(*std::declval<const Positions&>().data())>>;
+    return D == 2 && (L == 2 || L == 4) && std::is_same_v<Stored, Vec<V, D>> &&
+           (N == 0 || tangent_arrays || std::is_same_v<Positions, Span<const Vec<V, D>>>);
   }();
 
   /// Whether the operator's combination evaluates on packs (`lanewise_combine`: arithmetic
@@ -117,6 +126,17 @@ struct BlockRow {
       simd::gather_components2(reinterpret_cast<const V*>(references.positions.data()), js, x_j);
       b.x[0] = x_i[0] - x_j[0];
       b.x[1] = x_i[1] - x_j[1];
+      for (int c = 0; c < N; ++c) {
+        // Tangent c of x_i − x_j (dual subtraction: x_j's tangents 0 where it has none).
+        P t_j[2] = {P(V(0)), P(V(0))};
+        if constexpr (tangent_arrays) {
+          const auto& positions = references.positions;
+          simd::gather_components2(
+              reinterpret_cast<const V*>(positions.tangents() + c * positions.size()), js, t_j);
+        }
+        b.t[c][0] = t_i[c][0] - t_j[0];
+        b.t[c][1] = t_i[c][1] - t_j[1];
+      }
     }
     for (int a = 0; a < D && !whole_2d; ++a) {
       if constexpr (per_axis) {

@@ -26,7 +26,7 @@ namespace sphad::ops::detail {
 /// corrected calls, grid traversal — sums a row in the same lanes, so their results are the
 /// same bits.
 template <class P>
-constexpr int row_lanes() {
+SPHAD_HOST_DEVICE constexpr int row_lanes() {
 #if SPHAD_DEVICE_PASS
   return 1;
 #elif defined(__AVX__)

@@ -245,15 +245,18 @@ struct RowAdjoints {
     if constexpr (Pairs::compact) {
       // Short code per entry: L at a time, each lane's sums in registers (their index a
       // constant), the last entries (fewer than L) too.
+      // (The lane as `decltype(l)::value`: device code takes no host conversion.)
       for (; k + L <= end; k += L) {
         each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE {
-          prefetch_for(k + l);
-          entry(local, sink, every, i, k + l, row, ybar_i, sums[l]);
+          constexpr int lane = decltype(l)::value;
+          prefetch_for(k + lane);
+          entry(local, sink, every, i, k + lane, row, ybar_i, sums[lane]);
         });
       }
       each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE {
-        if (k + l < end) {
-          entry(local, sink, every, i, k + l, row, ybar_i, sums[l]);
+        constexpr int lane = decltype(l)::value;
+        if (k + lane < end) {
+          entry(local, sink, every, i, k + lane, row, ybar_i, sums[lane]);
         }
       });
     } else {
