@@ -182,47 +182,55 @@ struct RowAdjoints {
       const auto& evaluate = local.filtering();
       Pack acc[K] = {};
       const auto block_row = local.block_row(row);
-      for (; k + L <= end; k += L) {
-        Pack g[K];
-        local.block_directions(g, block_row, i, js + k, ybar_i);
-        bool taken[L];
-        each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE {
-          taken[l] =
-              every || evaluate.filter.accepts_reference(evaluate.references.kinds[js[k + l]]);
-        });
-        if (!every) {
-          const auto keep = simd::mask_of<S>(taken);
+      // (`all`: std::true_type when the filter takes every kind — no test per lane.)
+      const auto blocks = [&](auto all) SPHAD_LAMBDA_INLINE {
+        for (; k + L <= end; k += L) {
+          Pack g[K];
+          local.block_directions(g, block_row, i, js + k, ybar_i);
+          bool taken[L];
+          each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE {
+            taken[l] =
+                all || evaluate.filter.accepts_reference(evaluate.references.kinds[js[k + l]]);
+          });
+          if constexpr (!decltype(all)::value) {
+            const auto keep = simd::mask_of<S>(taken);
+            SPHAD_PRAGMA_UNROLL
+            for (int c = 0; c < K; ++c) {
+              g[c] = keep_lanes(keep, g[c]);
+            }
+          }
           SPHAD_PRAGMA_UNROLL
           for (int c = 0; c < K; ++c) {
-            g[c] = keep_lanes(keep, g[c]);
+            acc[c] += g[c];
+          }
+          if constexpr (P > 0) {
+            each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE {
+              prefetch_for(k + l);
+              if (taken[l]) {
+                if constexpr (P == 2 && std::is_same_v<S, double>) {
+                  // x_j's two scalars as one vector (16 bytes, SSE2 and up).
+                  sink.put_negated(
+                      k + l, js[k + l],
+                      simd::Pack<S, 2>(typename simd::Pack<S, 2>::vec{g[0][l], g[1][l]}));
+                } else {
+                  S v[P];
+                  SPHAD_PRAGMA_UNROLL
+                  for (int c = 0; c < P; ++c) {
+                    v[c] = -g[c][l];
+                  }
+                  sink.put(k + l, js[k + l], v);
+                }
+              } else {
+                sink.clear(k + l);
+              }
+            });
           }
         }
-        SPHAD_PRAGMA_UNROLL
-        for (int c = 0; c < K; ++c) {
-          acc[c] += g[c];
-        }
-        if constexpr (P > 0) {
-          each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE {
-            prefetch_for(k + l);
-            if (taken[l]) {
-              if constexpr (P == 2 && std::is_same_v<S, double>) {
-                // x_j's two scalars as one vector (16 bytes, SSE2 and up).
-                sink.put_negated(
-                    k + l, js[k + l],
-                    simd::Pack<S, 2>(typename simd::Pack<S, 2>::vec{g[0][l], g[1][l]}));
-              } else {
-                S v[P];
-                SPHAD_PRAGMA_UNROLL
-                for (int c = 0; c < P; ++c) {
-                  v[c] = -g[c][l];
-                }
-                sink.put(k + l, js[k + l], v);
-              }
-            } else {
-              sink.clear(k + l);
-            }
-          });
-        }
+      };
+      if (every) {
+        blocks(std::true_type{});
+      } else {
+        blocks(std::false_type{});
       }
       each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE {
         SPHAD_PRAGMA_UNROLL
