@@ -3,7 +3,8 @@
 // the list alone — many for references near their queries, fewer when the windows of references
 // they reach would outgrow the scratch —, every entry lies in its chunk's window, and a sweep over
 // 16 chunks (more than the threads of the 8 whole arrays before windows) gives the same gradient
-// bits on 1, 2 and 3 threads, agreeing with per-pair slots.
+// bits on 1, 2 and 3 threads, agreeing with per-pair slots. A record finds its chunks while it
+// copies the list: the same chunks, and the same entries.
 #include <sphad/ops.hpp>
 #include <sphad/search.hpp>
 
@@ -86,6 +87,58 @@ TEST_CASE("row chunks: many for near references, fewer for random ones, windows 
   const RowChunks none(empty.offsets.data(), empty.neighbors.data(), 0, 0);
   CHECK(none.count == 1);
   CHECK(none.references() == 0);
+}
+
+/// The chunks' members equal.
+void check_same_chunks(const RowChunks& a, const RowChunks& b) {
+  CHECK(a.count == b.count);
+  CHECK(a.first_row == b.first_row);
+  CHECK(a.lo == b.lo);
+  CHECK(a.hi == b.hi);
+  CHECK(a.at == b.at);
+}
+
+TEST_CASE("row chunks: found while copying the entries, the same chunks and an exact copy",
+          "[record][chunks]") {
+  const std::int64_t n = 100000;
+  for (const bool near : {true, false}) {
+    for (const bool windows : {true, false}) {
+      INFO("near " << near << ", windows " << windows);
+      const SyntheticList list(n, 42, near);
+      std::vector<std::int32_t> copy(list.neighbors.size(), -7);
+      const RowChunks copying(list.offsets.data(), list.neighbors.data(), n, n, windows,
+                              copy.data());
+      check_same_chunks(copying,
+                        RowChunks(list.offsets.data(), list.neighbors.data(), n, n, windows));
+      CHECK(copy == list.neighbors);
+    }
+  }
+  // Through a record's copy of a built list: the list copied whole, the chunks those of the copy.
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::vector<Vec<double, 2>> x(3000);
+  for (auto& p : x) {
+    p = {unit(rng), unit(rng)};
+  }
+  const std::vector<double> h(x.size(), 0.04);
+  const Domain<2, double> domain{{0, 0}, {1, 1}, {true, true}};
+  const SearchPoints<2, double> points{Span<const Vec<double, 2>>(x), Span<const double>(h)};
+  const auto list = build_neighbor_list<SupportScheme::Gather>(exec::host{}, points, points, domain);
+  const auto [copy, recorded] =
+      ops::detail::copy_with_chunks(exec::host{}, list, std::int64_t(x.size()), true, true);
+  REQUIRE(recorded.chunks.has_value());
+  CHECK(copy.num_pairs == list.num_pairs);
+  CHECK(std::vector<std::int32_t>(copy.neighbors.data(), copy.neighbors.data() + copy.num_pairs) ==
+        std::vector<std::int32_t>(list.neighbors.data(), list.neighbors.data() + list.num_pairs));
+  CHECK(std::vector<std::int64_t>(copy.offsets.data(), copy.offsets.data() + x.size() + 1) ==
+        std::vector<std::int64_t>(list.offsets.data(), list.offsets.data() + x.size() + 1));
+  check_same_chunks(*recorded.chunks,
+                    RowChunks(copy.offsets.data(), copy.neighbors.data(), copy.num_queries,
+                              std::int64_t(x.size())));
+  // Summing by pair slots: a plain copy, no chunks.
+  CHECK_FALSE(
+      ops::detail::copy_with_chunks(exec::host{}, list, std::int64_t(x.size()), false, true)
+          .second.chunks.has_value());
 }
 
 #if SPHAD_HAS_OPENMP

@@ -102,13 +102,16 @@ auto record(Tape<Exec>& tape,
     auto transposed = gathers
                           ? search::detail::group_entries(tape.exec(), neighbors, references.size())
                           : search::detail::group_entries(tape.exec(), NeighborList<Exec>{}, 0);
+    // The list's copy; on the host, with the sweep's chunks of rows found in the same pass
+    // (summing by chunks).
+    auto [copy, chunks] = ops::detail::copy_with_chunks(
+        tape.exec(), neighbors, references.size(), !tape.uses_pair_slots(), Dirs::per_pair > 0);
     sphad::detail::TapeAccess::push(
         tape,
         std::make_unique<
             OperatorRecord<Op, Exec, Queries, References, QueryValues, ReferenceValues, Corr, Out>>(
-            queries, references, domain, copy_neighbor_list(tape.exec(), neighbors),
-            std::move(transposed), query_values, reference_values, rows.filter, factor, corrections,
-            out));
+            queries, references, domain, std::move(copy), std::move(transposed), std::move(chunks),
+            query_values, reference_values, rows.filter, factor, corrections, out));
   }
   return out;
 }

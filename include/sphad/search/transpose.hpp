@@ -66,15 +66,16 @@ void check_transposable(const Exec& exec,
 
 } // namespace search::detail
 
-/// A copy of `list` (stream-ordered, no synchronization). A list for no queries may come
-/// without offsets; its copy has the one offset, 0. Throws `InvalidArgument` when the counts and
-/// buffers disagree (the entries themselves are copied as they are, not checked).
-template <class Exec>
-NeighborList<Exec> copy_neighbor_list(const Exec& exec, const NeighborList<Exec>& list) {
+namespace search::detail {
+/// `copy_neighbor_list` with the entries copied by `copy_entries(out)` (the checks, counts and
+/// offsets as there).
+template <class Exec, class CopyEntries>
+NeighborList<Exec>
+copy_list_with(const Exec& exec, const NeighborList<Exec>& list, const CopyEntries& copy_entries) {
   constexpr const char* function = "copy_neighbor_list";
   SPHAD_REQUIRE(list.num_queries >= 0, function, "list",
                 sphad::detail::concat("has a negative num_queries (got ", list.num_queries, ")"));
-  search::detail::check_list_shape(list, list.num_queries, list.num_references, function, "list");
+  check_list_shape(list, list.num_queries, list.num_references, function, "list");
   NeighborList<Exec> out{Buffer<std::int64_t, Exec>(exec, list.num_queries + 1),
                          Buffer<std::int32_t, Exec>(exec, list.num_pairs), list.num_queries,
                          list.num_pairs};
@@ -86,8 +87,19 @@ NeighborList<Exec> copy_neighbor_list(const Exec& exec, const NeighborList<Exec>
   } else {
     exec::copy(exec, list.offsets.data(), out.offsets.data(), list.num_queries + 1);
   }
-  exec::copy(exec, list.neighbors.data(), out.neighbors.data(), list.num_pairs);
+  copy_entries(out);
   return out;
+}
+} // namespace search::detail
+
+/// A copy of `list` (stream-ordered, no synchronization). A list for no queries may come
+/// without offsets; its copy has the one offset, 0. Throws `InvalidArgument` when the counts and
+/// buffers disagree (the entries themselves are copied as they are, not checked).
+template <class Exec>
+NeighborList<Exec> copy_neighbor_list(const Exec& exec, const NeighborList<Exec>& list) {
+  return search::detail::copy_list_with(exec, list, [&](NeighborList<Exec>& out) {
+    exec::copy(exec, list.neighbors.data(), out.neighbors.data(), list.num_pairs);
+  });
 }
 
 /// A list's entries grouped by reference: entries[offsets[j] .. offsets[j + 1]) are, in

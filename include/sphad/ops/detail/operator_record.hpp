@@ -67,6 +67,7 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
   Domain<D, P> domain;
   NeighborList<Exec> rows;      ///< a copy of the list (a rebuild in place cannot change it)
   EntryTranspose<Exec> columns; ///< the rows' entries grouped by reference
+  RecordedChunks<Exec> chunks;  ///< the host's chunks of the rows, found while copying them
   QueryValues query_values;
   ReferenceValues reference_values;
   KindFilter filter;
@@ -80,6 +81,7 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
                  const Domain<D, P>& d,
                  NeighborList<Exec> list,
                  EntryTranspose<Exec> transposed,
+                 RecordedChunks<Exec> recorded,
                  const QueryValues& qv,
                  const ReferenceValues& rv,
                  KindFilter f,
@@ -87,8 +89,8 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
                  const Corr& c,
                  Variable<OutPrimal> out)
       : queries(q), references(r), domain(d), rows(std::move(list)), columns(std::move(transposed)),
-        query_values(qv), reference_values(rv), filter(f), factor(calibration), corrections(c),
-        output(std::move(out)) {
+        chunks(std::move(recorded)), query_values(qv), reference_values(rv), filter(f),
+        factor(calibration), corrections(c), output(std::move(out)) {
     const auto snapshot = [&](const char* field, const auto& view) {
       sphad::detail::snapshot_version(snapshots, field, view);
     };
@@ -232,7 +234,7 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
         take(query_targets, particle_query, false);
         take(reference_targets, kernel_reference, true);
         take(reference_targets, particle_reference, true);
-        reverse_sweep<Dirs, S>(tape, rows, columns, nq, nr, pairs, ybar, query_targets,
+        reverse_sweep<Dirs, S>(tape, rows, columns, chunks, nq, nr, pairs, ybar, query_targets,
                                reference_targets, one_set);
       };
       if constexpr (split) {

@@ -8,10 +8,15 @@
 #include <sphad/math/pack_memory.hpp>
 #include <sphad/ops/detail/gradient_targets.hpp>
 #include <sphad/ops/detail/reverse_policy.hpp>
+#include <sphad/search/neighbor_list.hpp>
+#include <sphad/search/transpose.hpp>
 
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <optional>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 /// \file
@@ -79,14 +84,16 @@ struct RowChunks {
                : std::int64_t(std::lower_bound(offsets, offsets + num_queries, target) - offsets);
   }
 
-  /// The chunks of the list (`offsets`, `neighbors`; `num_queries` rows among
-  /// `num_references`); without `windows` (no reference-side sums) the most the pairs allow,
-  /// every window empty.
+  /// The chunks of a list (`offsets`, `neighbors`; `num_queries` rows among
+  /// `num_references`, the entries from offsets[0] = 0); without `windows` (no reference-side
+  /// sums) the most the pairs allow, every window empty. With `copy`, the entries are copied
+  /// there in the same pass (a record's copy of its list: one read of the entries, not two).
   RowChunks(const std::int64_t* offsets,
             const std::int32_t* neighbors,
             std::int64_t num_queries,
             std::int64_t num_references,
-            bool windows = true) {
+            bool windows = true,
+            std::int32_t* copy = nullptr) {
     using Policy = ReversePolicy<exec::host>;
     const std::int64_t pairs = offsets[num_queries];
     int fine = 1; // the most chunks the pairs allow: a power of two
@@ -99,21 +106,35 @@ struct RowChunks {
 #if SPHAD_HAS_OPENMP
 #pragma omp parallel for schedule(static, 1) if (fine > 1)
 #endif
-    for (int c = 0; c < (windows ? fine : 0); ++c) {
+    for (int c = 0; c < (windows || copy != nullptr ? fine : 0); ++c) {
       const std::int64_t begin = offsets[first_row_of(offsets, num_queries, c, fine)];
       const std::int64_t end = offsets[first_row_of(offsets, num_queries, c + 1, fine)];
       std::int32_t least = std::numeric_limits<std::int32_t>::max(), most = -1;
       // On SIMD lanes (one pass over the entries: 8 instructions a pair as scalar code).
+      if (copy != nullptr) {
 #if SPHAD_HAS_OPENMP
 #pragma omp simd reduction(min : least) reduction(max : most)
 #endif
-      for (std::int64_t k = begin; k < end; ++k) {
-        const std::int32_t j = neighbors[k]; // (std::min's reference does not vectorize)
-        least = j < least ? j : least;
-        most = j > most ? j : most;
+        for (std::int64_t k = begin; k < end; ++k) {
+          const std::int32_t j = neighbors[k];
+          copy[k] = j;
+          least = j < least ? j : least;
+          most = j > most ? j : most;
+        }
+      } else {
+#if SPHAD_HAS_OPENMP
+#pragma omp simd reduction(min : least) reduction(max : most)
+#endif
+        for (std::int64_t k = begin; k < end; ++k) {
+          const std::int32_t j = neighbors[k]; // (std::min's reference does not vectorize)
+          least = j < least ? j : least;
+          most = j > most ? j : most;
+        }
       }
-      fine_lo[std::size_t(c)] = most < 0 ? 0 : least;
-      fine_hi[std::size_t(c)] = most < 0 ? 0 : std::int64_t(most) + 1;
+      if (windows) {
+        fine_lo[std::size_t(c)] = most < 0 ? 0 : least;
+        fine_hi[std::size_t(c)] = most < 0 ? 0 : std::int64_t(most) + 1;
+      }
     }
     const std::int64_t budget =
         Policy::scratch_per_reference * std::max<std::int64_t>(num_references, 1);
@@ -161,6 +182,41 @@ struct RowChunks {
     }
   }
 };
+
+/// What a record keeps of its rows' chunks: on the host the chunks found while copying its list
+/// (none when its sweep sums by pair slots), elsewhere nothing.
+template <class Exec>
+struct RecordedChunks {};
+template <>
+struct RecordedChunks<exec::host> {
+  std::optional<RowChunks> chunks;
+};
+
+/// A record's copy of `list` (`num_references` references) and its rows' chunks: on the host,
+/// when the sweep sums by chunks (`chunked`), found in the copying pass (`windows`: the
+/// references' windows too); else `copy_neighbor_list` alone.
+template <class Exec>
+std::pair<NeighborList<Exec>, RecordedChunks<Exec>> copy_with_chunks(const Exec& exec,
+                                                                     const NeighborList<Exec>& list,
+                                                                     std::int64_t num_references,
+                                                                     bool chunked,
+                                                                     bool windows) {
+  RecordedChunks<Exec> recorded;
+  if constexpr (std::is_same_v<Exec, exec::host>) {
+    if (chunked) {
+      auto copy = search::detail::copy_list_with(exec, list, [&](NeighborList<Exec>& out) {
+        SPHAD_ASSERT(out.offsets[0] == 0 && out.offsets[out.num_queries] == out.num_pairs);
+        recorded.chunks.emplace(out.offsets.data(), list.neighbors.data(), out.num_queries,
+                                num_references, windows, out.neighbors.data());
+      });
+      return {std::move(copy), std::move(recorded)};
+    }
+  }
+  (void)num_references;
+  (void)chunked;
+  (void)windows;
+  return {copy_neighbor_list(exec, list), std::move(recorded)};
+}
 
 /// References [first, first + block) sum their adjoints over the chunks whose windows hold
 /// them (`ChunkSums`, chunk order) into their targets (at most N).
