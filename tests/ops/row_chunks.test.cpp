@@ -123,7 +123,8 @@ TEST_CASE("row chunks: found while copying the entries, the same chunks and an e
   const std::vector<double> h(x.size(), 0.04);
   const Domain<2, double> domain{{0, 0}, {1, 1}, {true, true}};
   const SearchPoints<2, double> points{Span<const Vec<double, 2>>(x), Span<const double>(h)};
-  const auto list = build_neighbor_list<SupportScheme::Gather>(exec::host{}, points, points, domain);
+  const auto list =
+      build_neighbor_list<SupportScheme::Gather>(exec::host{}, points, points, domain);
   const auto [copy, recorded] =
       ops::detail::copy_with_chunks(exec::host{}, list, std::int64_t(x.size()), true, true);
   REQUIRE(recorded.chunks.has_value());
@@ -132,13 +133,11 @@ TEST_CASE("row chunks: found while copying the entries, the same chunks and an e
         std::vector<std::int32_t>(list.neighbors.data(), list.neighbors.data() + list.num_pairs));
   CHECK(std::vector<std::int64_t>(copy.offsets.data(), copy.offsets.data() + x.size() + 1) ==
         std::vector<std::int64_t>(list.offsets.data(), list.offsets.data() + x.size() + 1));
-  check_same_chunks(*recorded.chunks,
-                    RowChunks(copy.offsets.data(), copy.neighbors.data(), copy.num_queries,
-                              std::int64_t(x.size())));
+  check_same_chunks(*recorded.chunks, RowChunks(copy.offsets.data(), copy.neighbors.data(),
+                                                copy.num_queries, std::int64_t(x.size())));
   // Summing by pair slots: a plain copy, no chunks.
-  CHECK_FALSE(
-      ops::detail::copy_with_chunks(exec::host{}, list, std::int64_t(x.size()), false, true)
-          .second.chunks.has_value());
+  CHECK_FALSE(ops::detail::copy_with_chunks(exec::host{}, list, std::int64_t(x.size()), false, true)
+                  .second.chunks.has_value());
 }
 
 #if SPHAD_HAS_OPENMP
