@@ -61,8 +61,10 @@ struct Cloud {
 
 template <class A>
 bool same_bits(const A& a, const A& b) {
+  // (memcmp takes no null pointer, even for no bytes: empty arrays compare by their sizes)
   return a.size() == b.size() &&
-         std::memcmp(a.data(), b.data(), sizeof(*a.data()) * std::size_t(a.size())) == 0;
+         (a.size() == 0 ||
+          std::memcmp(a.data(), b.data(), sizeof(*a.data()) * std::size_t(a.size())) == 0);
 }
 
 /// The cloud's neighbour list and search grid under scheme S (the blocks' and the pair-at-a-time
