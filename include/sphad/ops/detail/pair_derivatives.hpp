@@ -185,10 +185,10 @@ struct SplitTermDirections {
   using Pack = simd::Pack<S, lanes>;
 
   /// The directions of the L entries at `js` of row i (`row`: its constants; ȳ_i: `ybar_i`) as
-  /// packs, lane l entry
-  /// l's: the kernel linearized on packs (`PairPacks`), the combination on `PackDual`s with the
-  /// kernel part's scalars seeded, contracted with ȳ_i (Ḡ), then the kernel's adjoint x̄ for Ḡ
-  /// (the directions of x_ij) — each operation as the pair-at-a-time path forms it.
+  /// packs, lane l entry l's: the kernel linearized on packs (`PairPacks`), the combination on
+  /// `PackDual`s with the kernel part's scalars seeded, contracted with ȳ_i (Ḡ), then the
+  /// kernel's adjoint x̄ for Ḡ (the directions of x_ij) — each operation as the pair-at-a-time
+  /// path forms it.
   SPHAD_INLINE void block_directions(Pack (&g)[Dirs::total],
                                      const BlockRow<KernelEval>& row,
                                      std::int64_t i,
