@@ -204,6 +204,11 @@ using MeanGradientOf = ops::Gradient<K, G::Difference, SupportScheme::KernelMean
 template <class K>
 using SymmetricOf = ops::Gradient<K, G::Symmetric, SupportScheme::PartialSymmetric>;
 template <class K>
+using LaplacianOf = ops::Laplacian<K>;
+template <class K>
+using DefaultLaplacianOf =
+    ops::Laplacian<K, LaplacianScheme::Default, G::Symmetric, SupportScheme::KernelMeanSymmetric>;
+template <class K>
 using DivergenceOf = ops::Divergence<K, G::Difference, SupportScheme::MeanSymmetric>;
 
 template <int D, class T, SupportScheme S, class K = kernels::Wendland4>
@@ -234,6 +239,12 @@ TEST_CASE("pair blocks: every operator form gives the bits of the pair-at-a-time
     check_blocks<ops::Divergence<K, G::Difference>>(c, v);
     check_blocks<ops::Density<kernels::Wendland2>>(c, ops::NoField{});
     check_blocks<ops::Gradient<kernels::Wendland6, G::Summation>>(c, f);
+    // The Laplacian's gradient forms: the kernel part on packs, combined lane by lane.
+    check_blocks<ops::Laplacian<K>>(c, f);
+    check_blocks<ops::Laplacian<K, LaplacianScheme::Default, G::Symmetric>>(c, f);
+    check_blocks<
+        ops::Laplacian<K, LaplacianScheme::Brookshaw, G::Naive, SupportScheme::MeanSymmetric>>(c,
+                                                                                               v);
   }
 }
 
@@ -265,6 +276,10 @@ TEST_CASE("pair blocks: position JVPs give the bits of dual numbers pair by pair
     check_jvp_blocks<ops::Gradient<kernels::Wendland2, G::Difference>, 1>(c, f);
     check_jvp_blocks<ops::Gradient<kernels::Wendland6, G::Symmetric>, 2>(c, f);
     check_jvp_blocks<ops::Divergence<K, G::Difference>, 1>(c, v);
+    check_jvp_blocks<ops::Laplacian<K>, 1>(c, f);
+    check_jvp_blocks<
+        ops::Laplacian<K, LaplacianScheme::Default, G::Naive, SupportScheme::KernelMeanSymmetric>,
+        2>(c, f);
   }
 }
 
@@ -288,6 +303,8 @@ TEST_CASE("pair blocks: the reverse sweep's linearized kernels give the bits of 
     check_reverse_blocks<MeanGradientOf>(c, f, vector_seed, none);
     check_reverse_blocks<SymmetricOf>(c, f, vector_seed, none);
     check_reverse_blocks<DivergenceOf>(c, v, scalar_seed, none);
+    check_reverse_blocks<LaplacianOf>(c, f, scalar_seed, none);
+    check_reverse_blocks<DefaultLaplacianOf>(c, v, vector_seed, none);
     // A corrected gradient: CRK's states (computed once) applied after the blocks' kernels.
     const exec::host ex;
     const auto s = c.p.view();

@@ -132,14 +132,14 @@ struct Laplacian
         return G{}; // the reference's explicit r = 0 guard
       }
       const T h_ij = p.support();
-      // n = x_ij/d1 with d1 = r + 10⁻⁸ h_ij, by one reciprocal (its D + 1 uses multiply).
-      const T inv_d1 = T(1) / (r + primal_t<T>(1e-8) * h_ij);
-      const auto n = convert_scalars<Vec<T, D>>(p.x_ij) * inv_d1;
+      const auto x = convert_scalars<Vec<T, D>>(p.x_ij);
       const auto g = convert_scalars<Vec<T, D>>(p.corrected_gradient());
       if constexpr (Scheme == LaplacianScheme::Brookshaw || Scheme == LaplacianScheme::Default) {
-        return G(form_value(g, n, inv_d1, r, h_ij));
+        return G(gradient_form(g, x, r, h_ij));
       } else {
         static_assert(Scheme == LaplacianScheme::Dot, "sphad::ops::Laplacian: unknown scheme");
+        const T inv_d1 = T(1) / (r + primal_t<T>(1e-8) * h_ij);
+        const auto n = x * inv_d1;
         G out;
         out[0] = dot(n, g) * inv_d1;
         for (int e = 0; e < D; ++e) {
@@ -150,11 +150,28 @@ struct Laplacian
     }
   }
 
+  /// The combination q_ij k is arithmetic alone (no branch) but for the Symmetric difference's
+  /// quotient, the Dot scheme's blocks and positiveDivergence's test: the host evaluates it on
+  /// SIMD lanes.
+  static constexpr bool lanewise_combine = Difference != GradientScheme::Symmetric &&
+                                           Scheme != LaplacianScheme::Dot && !PositiveDivergence;
+
   static constexpr KernelPart kernel_part_kind =
       (Scheme == LaplacianScheme::Brookshaw || Scheme == LaplacianScheme::Default) &&
               !PositiveDivergence
           ? KernelPart::gradient_form
           : KernelPart::other;
+
+  /// The Brookshaw and Default kernel part of a pair with x_ij = x, r = |x| > 0, h_ij and Ĝ = g:
+  /// n = x/d1 with d1 = r + 10⁻⁸ h_ij by one reciprocal (its D + 1 uses multiply), then
+  /// `form_value`. Arithmetic alone, in any scalar: plain, dual, or the host's SIMD packs (the
+  /// pair blocks, which take r = 0 to 0 themselves).
+  template <class T, int D>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static T
+  gradient_form(const Vec<T, D>& g, const Vec<T, D>& x, const T& r, const T& h_ij) {
+    const T inv_d1 = T(1) / (r + primal_t<T>(1e-8) * h_ij);
+    return form_value(g, x * inv_d1, inv_d1, r, h_ij);
+  }
 
   /// The Brookshaw and Default kernel parts from Ĝ, n = x/d1, 1/d1 (d1 = r + 10⁻⁸ h), r and h:
   /// −2 (Ĝ·n)/d1 or −2 (n·Ĝ)/(r + 10⁻¹² h).
@@ -195,11 +212,18 @@ struct Laplacian
   template <class T, int D>
   SPHAD_HOST_DEVICE SPHAD_INLINE static FormLinearization<T, D>
   kernel_part_linearization(const Vec<T, D>& x, const T& r, const T& h_ij, const Vec<T, D>& g) {
-    static_assert(kernel_part_kind == KernelPart::gradient_form,
-                  "sphad::ops::Laplacian: the Brookshaw and Default kernel parts have a transpose");
     if (!(value_of(r) > 0)) {
       return {};
     }
+    return form_linearization(x, r, h_ij, g);
+  }
+  /// `kernel_part_linearization` for r > 0: arithmetic alone, in plain scalars or the host's
+  /// SIMD packs (the pair blocks, which take r = 0 to 0 themselves).
+  template <class T, int D>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static FormLinearization<T, D>
+  form_linearization(const Vec<T, D>& x, const T& r, const T& h_ij, const Vec<T, D>& g) {
+    static_assert(kernel_part_kind == KernelPart::gradient_form,
+                  "sphad::ops::Laplacian: the Brookshaw and Default kernel parts have a transpose");
     const T inv_d1 = T(1) / (r + primal_t<T>(1e-8) * h_ij);
     const T m = dot(g, x);
     FormLinearization<T, D> out;
@@ -226,10 +250,11 @@ struct Laplacian
     using Field = std::decay_t<decltype(p.f_j)>;
     using F = rebind_scalar_t<Field, promote_t<typename P::scalar, scalar_of_t<Field>>>;
     using sphad::detail::convert_scalars;
-    return Difference == GradientScheme::Symmetric
-               ? convert_scalars<F>((p.f_j - p.f_i) *
-                                    safe_divide(p.m_j * p.rho_i, p.rho_j * p.rho_j))
-               : convert_scalars<F>((p.f_j - p.f_i) * p.volume_j);
+    if constexpr (Difference == GradientScheme::Symmetric) {
+      return convert_scalars<F>((p.f_j - p.f_i) * safe_divide(p.m_j * p.rho_i, p.rho_j * p.rho_j));
+    } else {
+      return convert_scalars<F>((p.f_j - p.f_i) * p.volume_j);
+    }
   }
 
   /// q_ij joined with the kernel side k: q_ij times k, or Price's per-block projection for Dot.

@@ -38,7 +38,9 @@ namespace sphad::ops {
 /// What an operator's kernel part is: the kernel quantity W_ij (`value`), Ŵ_ij
 /// (`corrected_value`: CRK applied) or Ĝ_ij (`corrected_gradient`: CRK and renormalization
 /// applied); a form of x_ij, the pair support and Ĝ_ij with the operator's own transpose
-/// (`gradient_form`: the library's Laplacian); or something else (`other`, differentiated in dual
+/// (`gradient_form`: the library's Laplacian, whose `gradient_form(Ĝ, x, r, h)` and
+/// `form_linearization` — the form and its transpose for r > 0 — are arithmetic alone, so that
+/// the host evaluates them on SIMD packs too); or something else (`other`, differentiated in dual
 /// numbers).
 enum class KernelPart { value, corrected_value, corrected_gradient, gradient_form, other };
 

@@ -212,6 +212,44 @@ struct BlockRow {
         i, js[0], simd::pack_of(b.m), P(q.rho), simd::pack_of(b.rho), volumes_j, f_i, f_j};
   }
 
+  /// The kernel part of a gradient form (`Op::gradient_form`: the Laplacian's Brookshaw and
+  /// Default) of the block's lanes from their ∇W_ij (times the factor; `g`: packs, or
+  /// `PackDual`s with the pair vector's tangents): x_ij, r = |x_ij| and h_ij as the
+  /// pair-at-a-time path forms them (`safe_norm`, `Pair::support`), and exactly 0 (value and
+  /// tangents) where r = 0, as its guard gives.
+  template <class Op, class G>
+  SPHAD_INLINE G gradient_form(const Block& b, const G (&g)[D]) const {
+    Vec<G, D> x, grad;
+    for (int a = 0; a < D; ++a) {
+      grad[a] = g[a];
+      if constexpr (N > 0) {
+        x[a].value = b.x[a];
+        for (int k = 0; k < N; ++k) {
+          x[a].tangent[k] = b.t[k][a];
+        }
+      } else {
+        x[a] = b.x[a];
+      }
+    }
+    const G r2 = dot(x, x);
+    const G form = Op::gradient_form(grad, x, sqrt(r2), G(pair_supports(b)));
+    return keep_lanes(pack_value(r2) > P(V(0)), form);
+  }
+
+  /// h_ij of every lane, as `Pair::support` gives it.
+  SPHAD_INLINE P pair_supports(const Block& b) const {
+    if constexpr (scheme == SupportScheme::Gather) {
+      (void)b;
+      return P(q.h);
+    } else {
+      V h_ij[L];
+      for (int l = 0; l < L; ++l) {
+        h_ij[l] = kernels::pair_support<scheme>(q.h, b.h[l]);
+      }
+      return simd::pack_of(h_ij);
+    }
+  }
+
   /// Calls f(tangents...) with the block's pair-vector tangents where the positions carry
   /// them, with none otherwise (the kernel packs' two forms).
   template <class F>
@@ -246,6 +284,7 @@ void row_in_blocks(const Eval& eval,
   using Packed = PackedOutput<typename Eval::Out, P>;
   constexpr bool packed_combine = Row::packed_combine;
   constexpr bool gradient_part = kernel_part_v<Op> == KernelPart::corrected_gradient;
+  constexpr bool form_part = kernel_part_v<Op> == KernelPart::gradient_form;
   const auto& references = eval.references;
   const auto& filter = eval.filter;
   const std::int64_t begin = eval.neighbors.offsets[i], end = eval.neighbors.offsets[i + 1];
@@ -266,12 +305,16 @@ void row_in_blocks(const Eval& eval,
     const std::int32_t* js = eval.neighbors.neighbors + k;
     const typename Row::Block b = row.load(js);
     const P volumes = row.volumes(js, b);
-    // The kernel part of the block: W_ij, or the D components of ∇W_ij.
+    // The kernel part of the block: W_ij, the D components of ∇W_ij, or a form of ∇W_ij.
     using Part = std::conditional_t<(N > 0), PackDual<P, Row::NT>, P>;
     Part part[gradient_part ? D : 1];
     Row::with_tangents(b, [&](const auto&... tangents) SPHAD_LAMBDA_INLINE {
       if constexpr (gradient_part) {
         Packs::gradient(b.x, row.inv_h_i, b.inv_h_j, b.inv_h_ij, scale, part, tangents...);
+      } else if constexpr (form_part) {
+        Part g[D];
+        Packs::gradient(b.x, row.inv_h_i, b.inv_h_j, b.inv_h_ij, scale, g, tangents...);
+        part[0] = row.template gradient_form<Op>(b, g);
       } else {
         part[0] = Packs::value(b.x, row.inv_h_i, b.inv_h_j, b.inv_h_ij, scale, tangents...);
       }

@@ -8,6 +8,8 @@
 #include <sphad/math/pack.hpp>
 #include <sphad/math/vec.hpp>
 
+#include <type_traits>
+
 /// \file
 /// \brief Dual numbers on SIMD packs for the host's pair blocks: `PackDual` (values and
 /// tangents as packs, `Dual`'s arithmetic lane by lane), `PackedOutput` (an operator's output
@@ -47,6 +49,14 @@ template <class P, int N>
 struct PackDual {
   P value;
   P tangent[N];
+
+  PackDual() = default;
+  /// A constant: `value` with zero tangents, as `Dual`'s constructor from a scalar.
+  SPHAD_INLINE explicit PackDual(P v) : value(v) {
+    for (int k = 0; k < N; ++k) {
+      tangent[k] = P(typename P::scalar_type(0));
+    }
+  }
 
   /// f(tangent k of a, tangent k of b...) for each k, into a copy of `a`'s layout.
   template <class F>
@@ -99,6 +109,11 @@ struct PackDual {
     return with_tangents(value, [&](int k) { return factor * a.tangent[k]; });
   }
   SPHAD_INLINE PackDual& operator+=(const PackDual& b) { return *this = *this + b; }
+  /// √a, its tangents a'/(2√a) as `sqrt` of a `Dual` forms them (not finite where a = 0).
+  SPHAD_INLINE friend PackDual sqrt(const PackDual& a) {
+    const P root = simd::sqrt(a.value), slope = P(typename P::scalar_type(0.5)) / root;
+    return with_tangents(root, [&](int k) { return slope * a.tangent[k]; });
+  }
 
   /// Lane l as the scalar path's `Dual`.
   SPHAD_INLINE Dual<typename P::scalar_type, N> lane(int l) const {
@@ -110,6 +125,16 @@ struct PackDual {
     return out;
   }
 };
+
+/// The primal value of a plain pack or of a `PackDual`'s (every lane's).
+template <class T, int W>
+SPHAD_INLINE simd::Pack<T, W> pack_value(const simd::Pack<T, W>& v) {
+  return v;
+}
+template <class P, int N>
+SPHAD_INLINE P pack_value(const PackDual<P, N>& v) {
+  return v.value;
+}
 
 /// Tangent k of a position component with one layer of tangents (0 for a plain one).
 template <class X>
@@ -176,3 +201,29 @@ struct PackedOutput<Vec<Dual<typename P::scalar_type, N>, D>, P> {
 #endif
 
 } // namespace sphad::ops::detail
+
+#if SPHAD_HAS_PACKS
+namespace sphad {
+/// A pack's and a `PackDual`'s primal scalar: their lanes' (as for `Dual`), so that generic
+/// arithmetic's constants (`primal_t<T>(c)`) broadcast.
+template <class T, int W>
+struct primal<simd::Pack<T, W>> {
+  using type = T;
+};
+template <class P, int N>
+struct primal<ops::detail::PackDual<P, N>> {
+  using type = typename P::scalar_type;
+};
+} // namespace sphad
+
+/// A pack and a `PackDual` of it promote to the `PackDual` (`promote_t`, as a plain scalar and
+/// a `Dual` do): generic combinations convert the pack to a constant, as they convert a scalar.
+template <class P, int N>
+struct std::common_type<sphad::ops::detail::PackDual<P, N>, P> {
+  using type = sphad::ops::detail::PackDual<P, N>;
+};
+template <class P, int N>
+struct std::common_type<P, sphad::ops::detail::PackDual<P, N>> {
+  using type = sphad::ops::detail::PackDual<P, N>;
+};
+#endif

@@ -119,7 +119,8 @@ template <class V, int N>
 inline constexpr int position_tangents_v<Dual<V, N>> = std::is_floating_point_v<V> ? N : -1;
 
 /// Whether a call's pairs take the host's blocks: a list, a polynomial kernel, a kernel part
-/// that is W_ij or ∇W_ij itself (no CRK, no renormalization), plain supports, masses, densities
+/// that is W_ij or ∇W_ij itself or a gradient form of ∇W_ij (the Laplacian's Brookshaw and
+/// Default; no CRK, no renormalization), plain supports, masses, densities
 /// and volumes, and positions plain or with one layer of tangents (`S`: the call's
 /// `PairScalars`; the field may carry tangents of its own).
 template <class Op, class Corr, class S, bool IsList>
@@ -135,7 +136,8 @@ constexpr bool takes_pair_blocks() {
     using Ren = std::remove_cv_t<decltype(Corr::renormalization)>;
     constexpr KernelPart part = kernel_part_v<Op>;
     return (part == KernelPart::value || part == KernelPart::corrected_value ||
-            (part == KernelPart::corrected_gradient && std::is_same_v<Ren, NoRenormalization>)) &&
+            ((part == KernelPart::corrected_gradient || part == KernelPart::gradient_form) &&
+             std::is_same_v<Ren, NoRenormalization>)) &&
            std::is_same_v<CRK, NoCRK>;
   }
 #endif

@@ -116,14 +116,14 @@ struct SplitTermDirections {
 
 #if SPHAD_HAS_PACKS
   /// Whether the host linearizes the kernels of a row's pairs in blocks of L (`linear_block`):
-  /// a hand-written kernel adjoint of W_ij or ∇W_ij (any correction after it), a polynomial
-  /// kernel, plain inputs.
+  /// a hand-written kernel adjoint of W_ij, ∇W_ij or a gradient form (any correction after
+  /// it), a polynomial kernel, plain inputs.
   static constexpr bool blocks = [] {
     if constexpr (!std::is_void_v<Linearized>) {
       using KS = typename KernelEval::S;
       constexpr KernelPart kp = kernel_part_v<Op>;
       return (kp == KernelPart::value || kp == KernelPart::corrected_value ||
-              kp == KernelPart::corrected_gradient) &&
+              kp == KernelPart::corrected_gradient || kp == KernelPart::gradient_form) &&
              polynomial_shape_v<typename Op::kernel_type> &&
              std::is_same_v<typename KernelEval::T, S> && std::is_floating_point_v<S> &&
              std::is_same_v<typename KS::position, S> && std::is_same_v<typename KS::support, S>;
@@ -168,8 +168,8 @@ struct SplitTermDirections {
 
   /// Whether the host gives the directions of a block's L entries at once on packs
   /// (`block_directions`): blocks whose combination evaluates on packs (`lanewise_combine`),
-  /// a kernel part that is W_ij or ∇W_ij itself, the positions the only kernel inputs tracked and
-  /// no particle input tracked — each lane the bits of the pair-at-a-time directions.
+  /// a kernel part that is W_ij, ∇W_ij or a gradient form, the positions the only kernel inputs
+  /// tracked and no particle input tracked — each lane the bits of the pair-at-a-time directions.
   static constexpr bool packed = [] {
     if constexpr (blocks) {
       using Corr = std::remove_cv_t<decltype(std::declval<const KernelEval&>().corrections)>;
@@ -218,6 +218,27 @@ struct SplitTermDirections {
         gbar[c] = contract_lanes(ybar_i, term, c);
       }
       xbar = Packs::position_adjoint(linear, gbar * factor);
+    } else if constexpr (kernel_part_v<Op> == KernelPart::gradient_form) {
+      // The form of ∇W_ij linearized on packs (`Op::form_linearization`; every member 0 where
+      // r = 0, as `kernel_part_linearization` gives it), its value seeded: x̄ is the kernel's
+      // adjoint for Ĝ's cotangent plus the form's own.
+      Vec<Pack, D> x;
+      for (int a = 0; a < D; ++a) {
+        x[a] = b.x[a];
+      }
+      const Pack r = Packs::distance(linear);
+      auto form =
+          Op::form_linearization(x, r, row.pair_supports(b), Packs::gradient(linear) * factor);
+      const auto taken = r > Pack(S(0));
+      form.value = keep_lanes(taken, form.value);
+      form.unit.gradient = keep_lanes(taken, form.unit.gradient);
+      form.unit.x = keep_lanes(taken, form.unit.x);
+      PackDual<Pack, 1> seeded;
+      seeded.value = form.value;
+      seeded.tangent[0] = Pack(S(1));
+      const auto unit =
+          form.unit.times(contract_lanes(ybar_i, detail::combine<Op>(particles, seeded), 0));
+      xbar = Packs::position_adjoint(linear, unit.gradient * factor) + unit.x;
     } else {
       PackDual<Pack, 1> seeded;
       seeded.value = Packs::w(linear) * factor;

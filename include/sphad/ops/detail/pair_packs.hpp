@@ -244,6 +244,14 @@ struct PairPacks {
     }
     return out;
   }
+  /// |x_ij| as `kernels::PairLinearization::distance` gives it (0 outside the support).
+  SPHAD_INLINE static P distance(const Linearization& l) {
+    if constexpr (kernels::averages_evaluations_v<S>) {
+      return select(l.first.r > P(T(0)), l.first.r, l.second.r);
+    } else {
+      return l.first.r;
+    }
+  }
   template <class Bar>
   SPHAD_INLINE static Vec<P, D> position_adjoint(const Linearization& l, const Bar& bar) {
     if constexpr (kernels::averages_evaluations_v<S>) {
