@@ -72,11 +72,11 @@ struct BlockRow {
       (std::is_same_v<typename Eval::F, NoField> || std::is_same_v<typename Eval::F, V>);
 
   /// One block's inputs: x_ij and its tangents, the references' supports, masses and
-  /// densities (lane by lane), 1/h_j and 1/h_ij (h_i's own for Gather).
+  /// densities, 1/h_j and 1/h_ij (h_i's own for Gather).
   struct Block {
     P x[D];
     P t[NT][D];
-    V h[L], m[L], rho[L];
+    P h, m, rho;
     P inv_h_j, inv_h_ij;
   };
 
@@ -105,6 +105,8 @@ struct BlockRow {
   SPHAD_INLINE Block load(const std::int32_t* js) const {
     const auto& references = eval.references;
     Block b;
+    // x_ij and its tangents in locals until the periodic test is done (then into `b`).
+    P bx[D], bt[NT][D];
     V xs[D][L], ts[NT][D][L];
     each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE {
       if constexpr (!per_axis && !whole_2d) {
@@ -116,16 +118,25 @@ struct BlockRow {
           }
         }
       }
-      b.h[l] = Eval::template read<V>(references.supports, js[l]);
-      b.m[l] = Eval::template read<V>(references.masses, js[l]);
-      b.rho[l] = Eval::template read_optional<V>(references.densities, js[l]);
+    });
+    // Supports, masses and densities: packs built in registers from the scalars (lane arrays
+    // written 8 bytes at a time and read back as packs stall store forwarding where the
+    // compiler reads two lanes at once: AVX2 Gradient 1.4× slower).
+    b.h = lanes_of<P>([&](auto l) SPHAD_LAMBDA_INLINE {
+      return Eval::template read<V>(references.supports, js[l]);
+    });
+    b.m = lanes_of<P>([&](auto l) SPHAD_LAMBDA_INLINE {
+      return Eval::template read<V>(references.masses, js[l]);
+    });
+    b.rho = lanes_of<P>([&](auto l) SPHAD_LAMBDA_INLINE {
+      return Eval::template read_optional<V>(references.densities, js[l]);
     });
     if constexpr (whole_2d) {
       P x_j[2];
       static_assert(sizeof(Vec<V, 2>) == 2 * sizeof(V), "positions are 2 contiguous scalars");
       simd::gather_components2(reinterpret_cast<const V*>(references.positions.data()), js, x_j);
-      b.x[0] = x_i[0] - x_j[0];
-      b.x[1] = x_i[1] - x_j[1];
+      bx[0] = x_i[0] - x_j[0];
+      bx[1] = x_i[1] - x_j[1];
       for (int c = 0; c < N; ++c) {
         // Tangent c of x_i − x_j (dual subtraction: x_j's tangents 0 where it has none).
         P t_j[2] = {P(V(0)), P(V(0))};
@@ -134,39 +145,54 @@ struct BlockRow {
           simd::gather_components2(
               reinterpret_cast<const V*>(positions.tangents() + c * positions.size()), js, t_j);
         }
-        b.t[c][0] = t_i[c][0] - t_j[0];
-        b.t[c][1] = t_i[c][1] - t_j[1];
+        bt[c][0] = t_i[c][0] - t_j[0];
+        bt[c][1] = t_i[c][1] - t_j[1];
       }
     }
     for (int a = 0; a < D && !whole_2d; ++a) {
       if constexpr (per_axis) {
-        b.x[a] = x_i[a] - lanes_of<P>([&](auto l) SPHAD_LAMBDA_INLINE {
-                   return Eval::template read<X>(references.positions, js[l])[a];
-                 });
+        bx[a] = x_i[a] - lanes_of<P>([&](auto l) SPHAD_LAMBDA_INLINE {
+                  return Eval::template read<X>(references.positions, js[l])[a];
+                });
       } else {
-        b.x[a] = x_i[a] - simd::pack_of(xs[a]);
+        bx[a] = x_i[a] - simd::pack_of(xs[a]);
         for (int c = 0; c < N; ++c) {
-          b.t[c][a] = t_i[c][a] - simd::pack_of(ts[c][a]);
+          bt[c][a] = t_i[c][a] - simd::pack_of(ts[c][a]);
         }
       }
     }
-    auto inside = (b.x[0] >= minus_half[0]) & (b.x[0] < half[0]);
+    auto inside = (bx[0] >= minus_half[0]) & (bx[0] < half[0]);
     for (int a = 1; a < D; ++a) {
-      inside = inside & (b.x[a] >= minus_half[a]) & (b.x[a] < half[a]);
+      inside = inside & (bx[a] >= minus_half[a]) & (bx[a] < half[a]);
     }
     if (!simd::all(inside)) {
+      // Every lane again by `Domain::difference`, into arrays read back as whole packs (lanes
+      // set one by one would keep the block's packs in memory on the common path too).
+      V fixed[D][L], fixed_t[NT][D][L];
       for (int l = 0; l < L; ++l) {
         const X x_ij =
             eval.domain.difference(q.x, Eval::template read<X>(references.positions, js[l]));
         for (int a = 0; a < D; ++a) {
-          b.x[a].set(l, value_of(x_ij[a]));
+          fixed[a][l] = value_of(x_ij[a]);
           for (int c = 0; c < N; ++c) {
-            b.t[c][a].set(l, tangent_of(x_ij[a], c));
+            fixed_t[c][a][l] = tangent_of(x_ij[a], c);
           }
         }
       }
+      for (int a = 0; a < D; ++a) {
+        bx[a] = simd::pack_of(fixed[a]);
+        for (int c = 0; c < N; ++c) {
+          bt[c][a] = simd::pack_of(fixed_t[c][a]);
+        }
+      }
     }
-    b.inv_h_j = P(V(1)) / simd::pack_of(b.h);
+    for (int a = 0; a < D; ++a) {
+      b.x[a] = bx[a];
+      for (int c = 0; c < N; ++c) {
+        b.t[c][a] = bt[c][a];
+      }
+    }
+    b.inv_h_j = P(V(1)) / b.h;
     b.inv_h_ij = inv_h_i;
     if constexpr (scheme == SupportScheme::Scatter) {
       b.inv_h_ij = b.inv_h_j;
@@ -186,12 +212,9 @@ struct BlockRow {
   /// `reference_volume` forms them. Unread by the operators that take no volumes.
   SPHAD_INLINE P volumes(const std::int32_t* js, const Block& b) const {
     if (eval.references.volumes.size() == 0) {
-      const P rho = simd::pack_of(b.rho);
-      return select(rho != P(V(0)), simd::pack_of(b.m) / rho, P(V(0)));
+      return select(b.rho != P(V(0)), b.m / b.rho, P(V(0)));
     }
-    V vs[L];
-    each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE { vs[l] = eval.reference_volume(js[l]); });
-    return simd::pack_of(vs);
+    return lanes_of<P>([&](auto l) SPHAD_LAMBDA_INLINE { return eval.reference_volume(js[l]); });
   }
 
   /// The block's particle inputs as packs, each lane what `make_particles` gives its pair (a
@@ -203,13 +226,11 @@ struct BlockRow {
     using FP = std::conditional_t<std::is_same_v<F, NoField>, NoField, P>;
     FP f_j{}, f_i{};
     if constexpr (!std::is_same_v<F, NoField>) {
-      V fs[L];
-      each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE { fs[l] = eval.reference_value(js[l]); });
-      f_j = simd::pack_of(fs);
+      f_j = lanes_of<P>([&](auto l) SPHAD_LAMBDA_INLINE { return eval.reference_value(js[l]); });
       f_i = P(q.f);
     }
-    return ParticlePair<D, PairScalars<P, P, P, P, P, P>, FP>{
-        i, js[0], simd::pack_of(b.m), P(q.rho), simd::pack_of(b.rho), volumes_j, f_i, f_j};
+    return ParticlePair<D, PairScalars<P, P, P, P, P, P>, FP>{i,     js[0],     b.m, P(q.rho),
+                                                              b.rho, volumes_j, f_i, f_j};
   }
 
   /// The kernel part of a gradient form (`Op::gradient_form`: the Laplacian's Brookshaw and
