@@ -21,7 +21,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
-#include <optional>
 #include <type_traits>
 
 /// \file
@@ -379,8 +378,8 @@ inline bool references_are_near(const std::int64_t* offsets,
 
 /// The reverse sweep of one record over its list `rows` (`nq` queries; `columns`: its entries
 /// grouped by reference, for the pair slots; `recorded`: its chunks, for the host's sums by
-/// chunks; `nr` references): `pairs` gives each accepted
-/// pair's directions for the row's ȳ_i (`ybar`, [nq]); the queries add their rows' sums to
+/// chunks, which the record found while copying its list; `nr` references): `pairs` gives each
+/// accepted pair's directions for the row's ȳ_i (`ybar`, [nq]); the queries add their rows' sums to
 /// `query_targets`, the references their pairs' adjoints to `reference_targets`. With pair
 /// slots (CUDA; the host on request) each pair stores its reference side and every reference
 /// gathers its slots over the grouped entries; otherwise (the host) each chunk of rows adds
@@ -427,12 +426,9 @@ void reverse_sweep(Tape<Exec>& tape,
   } else if constexpr (std::is_same_v<Exec, exec::host>) {
     // Each chunk of rows adds its references' adjoints into its own window; then every
     // reference sums the chunks in order.
-    // (The record's, found while it copied the list; else found here.)
-    std::optional<RowChunks> found;
-    if (!recorded.chunks) {
-      found.emplace(rows.offsets.data(), rows.neighbors.data(), nq, nr, P > 0);
-    }
-    const RowChunks& chunks = recorded.chunks ? *recorded.chunks : *found;
+    // (The record's, found while it copied the list: a tape that sums by chunks records them.)
+    SPHAD_ASSERT(recorded.chunks.has_value());
+    const RowChunks& chunks = *recorded.chunks;
     S* sums = sphad::detail::TapeAccess::workspace(tape, P > 0 ? chunks.references() * P : 0, kept);
     const bool prefetch =
         !one_set || !references_are_near(rows.offsets.data(), rows.neighbors.data(), nq);
