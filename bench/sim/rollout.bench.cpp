@@ -41,7 +41,7 @@ template <class Kind>
 struct Motion {
   sim::Array<Kind, V2> x, v;
   template <class Self>
-  static auto fields(Self& s) {
+  static constexpr auto fields(Self& s) {
     return std::tie(s.x, s.v);
   }
 };
@@ -49,7 +49,7 @@ template <class Kind>
 struct Force {
   sim::Array<Kind, V2> f;
   template <class Self>
-  static auto fields(Self& s) {
+  static constexpr auto fields(Self& s) {
     return std::tie(s.f);
   }
 };

@@ -24,7 +24,7 @@ template <class Kind>
 struct State {
   sphad::sim::Array<Kind, V2> x, v;
   template <class Self>
-  static auto fields(Self& s) {
+  static constexpr auto fields(Self& s) {
     return std::tie(s.x, s.v);
   }
 };

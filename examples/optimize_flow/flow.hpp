@@ -35,7 +35,7 @@ template <class Kind>
 struct Fluid {
   sim::Array<Kind, V2> x, v, x_ref;
   template <class Self>
-  static auto fields(Self& s) {
+  static constexpr auto fields(Self& s) {
     return std::tie(s.x, s.v, s.x_ref);
   }
 };

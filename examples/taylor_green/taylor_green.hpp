@@ -42,7 +42,7 @@ struct Fluid {
   sim::Array<Kind, double> rho;
   sim::Array<Kind, V2> x_ref;
   template <class Self>
-  static auto fields(Self& s) {
+  static constexpr auto fields(Self& s) {
     return std::tie(s.x, s.v, s.rho, s.x_ref);
   }
 };
@@ -53,7 +53,7 @@ template <class Kind>
 struct Viscosity {
   sim::Array<Kind, double> nu;
   template <class Self>
-  static auto fields(Self& s) {
+  static constexpr auto fields(Self& s) {
     return std::tie(s.nu);
   }
 };

@@ -37,7 +37,7 @@ struct Fluid {
   sim::Array<Kind, double> rho;
   sim::Array<Kind, V2> x_ref;
   template <class Self>
-  static auto fields(Self& s) {
+  static constexpr auto fields(Self& s) {
     return std::tie(s.x, s.v, s.rho, s.x_ref);
   }
 };
@@ -48,7 +48,7 @@ template <class Kind>
 struct Params {
   sim::Array<Kind, double> alpha;
   template <class Self>
-  static auto fields(Self& s) {
+  static constexpr auto fields(Self& s) {
     return std::tie(s.alpha);
   }
 };

@@ -148,7 +148,7 @@ struct Fluid {
   sim::Array<Kind, V2> x;
   sim::Array<Kind, double> rho;
   template <class Self>
-  static auto fields(Self& s) {
+  static constexpr auto fields(Self& s) {
     return std::tie(s.x, s.rho);
   }
 };
@@ -249,7 +249,7 @@ template <class Kind>
 struct Motion {
   sim::Array<Kind, V2> x, v;
   template <class Self>
-  static auto fields(Self& s) {
+  static constexpr auto fields(Self& s) {
     return std::tie(s.x, s.v);
   }
 };
@@ -257,7 +257,7 @@ template <class Kind>
 struct Force {
   sim::Array<Kind, V2> f;
   template <class Self>
-  static auto fields(Self& s) {
+  static constexpr auto fields(Self& s) {
     return std::tie(s.f);
   }
 };

@@ -79,7 +79,7 @@ struct Particle {
   sim::Array<Kind, V2> x, v;
   sim::Array<Kind, double> e;
   template <class Self>
-  static auto fields(Self& s) {
+  static constexpr auto fields(Self& s) {
     return std::tie(s.x, s.v, s.e);
   }
 };

@@ -195,9 +195,7 @@ public:
       SPHAD_REQUIRE(seed.output.state != nullptr, "Tape::backward", "seed",
                     "the output is an empty Variable");
       detail::require_on_tape(*seed.output.state, this, "Tape::backward", "seed");
-      SPHAD_REQUIRE(gradients_.count(seed.output.state.get()) > 0 ||
-                        seed.output.state->owner == this,
-                    "Tape::backward", "seed",
+      SPHAD_REQUIRE(knows(seed.output), "Tape::backward", "seed",
                     "the output was not recorded on this tape (its gradients would all be zero)");
       SPHAD_REQUIRE(seed.adjoint.size() == seed.output.size(), "Tape::backward", "seed",
                     detail::concat("has ", seed.adjoint.size(), " entries for an output of ",
@@ -281,6 +279,12 @@ private:
 
   // ---- for record<Op> and record_map (<sphad/ops/record.hpp>), through detail::TapeAccess ----
   friend struct detail::TapeAccess;
+
+  /// Whether `v` (not empty) is an output of this tape or an input recorded on it.
+  template <class E>
+  bool knows(const Variable<E>& v) const {
+    return v.state->owner == this || gradients_.count(v.state.get()) > 0;
+  }
 
   /// A new output of n elements owned by the tape.
   template <class E>
@@ -413,6 +417,10 @@ struct TapeAccess {
   template <class E, class Exec>
   static E* workspace(Tape<Exec>& tape, std::int64_t n, Buffer<E, Exec>& keep) {
     return tape.workspace(n, keep);
+  }
+  template <class E, class Exec>
+  static bool knows(const Tape<Exec>& tape, const Variable<E>& v) {
+    return tape.knows(v);
   }
 };
 } // namespace detail

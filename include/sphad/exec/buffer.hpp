@@ -40,6 +40,18 @@ namespace detail {
 struct FreeHostMemory {
   void operator()(void* p) const { std::free(p); }
 };
+/// The bytes of n ≥ 0 elements of T. Throws `InvalidArgument` naming `n` when they exceed what
+/// one allocation can address (PTRDIFF_MAX bytes), instead of a product that wraps around.
+template <class T>
+std::size_t byte_size(std::int64_t n) {
+  constexpr auto most = std::int64_t(std::size_t(PTRDIFF_MAX) / sizeof(T));
+  SPHAD_REQUIRE(n <= most, "Buffer", "n",
+                concat("is ", n, " elements of ", sizeof(T),
+                       " bytes: more than one allocation can address (at most ", most,
+                       " elements)"));
+  return sizeof(T) * static_cast<std::size_t>(n);
+}
+
 /// `n` elements of T from `std::malloc`, uninitialized; `std::bad_alloc` when none is left.
 template <class T>
 T* allocate_host(std::int64_t n) {
@@ -48,7 +60,7 @@ T* allocate_host(std::int64_t n) {
   if (n <= 0) {
     return nullptr;
   }
-  void* p = std::malloc(sizeof(T) * static_cast<std::size_t>(n));
+  void* p = std::malloc(byte_size<T>(n));
   if (p == nullptr) {
     throw std::bad_alloc();
   }
@@ -112,12 +124,13 @@ void resize_host(Buffer<T, exec::host>& buffer, std::int64_t n) {
   if (n == buffer.size()) {
     return;
   }
+  const std::size_t bytes = n > 0 ? byte_size<T>(n) : 0; // before the buffer is given up
   T* old = release_host_memory(buffer);
   if (n <= 0) {
     std::free(old);
     return;
   }
-  void* p = std::realloc(old, sizeof(T) * static_cast<std::size_t>(n));
+  void* p = std::realloc(old, bytes);
   if (p == nullptr) {
     std::free(old);
     throw std::bad_alloc();
@@ -142,8 +155,7 @@ public:
     if (n > 0) {
       detail::keep_freed_pool_memory();
       void* p = nullptr;
-      detail::check_cuda(cudaMallocAsync(&p, sizeof(T) * static_cast<std::size_t>(n), stream_),
-                         "cudaMallocAsync");
+      detail::check_cuda(cudaMallocAsync(&p, detail::byte_size<T>(n), stream_), "cudaMallocAsync");
       data_ = static_cast<T*>(p);
     }
   }

@@ -146,7 +146,7 @@ void check_row_inputs(const Tape<Exec>& tape,
                       const char* argument,
                       const Views&... inputs) {
   SPHAD_REQUIRE(n >= 0, function, "n", sphad::detail::concat("negative (got ", n, ")"));
-  const auto check = [&](const auto& input) {
+  [[maybe_unused]] const auto check = [&](const auto& input) {
     require_tracks_an_array(input, &tape, function, argument);
     SPHAD_REQUIRE(
         input.size() == n, function, argument,

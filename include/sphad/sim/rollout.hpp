@@ -12,10 +12,13 @@
 #include <sphad/sim/detail/schedule.hpp>
 #include <sphad/sim/state.hpp>
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 /// \file
 /// \brief `rollout_gradient`: the gradient of a loss of the final state of T steps
@@ -44,12 +47,46 @@ struct RolloutResult {
 
 namespace detail {
 
-/// s ← step(s, θ) at step k, run plain (views in, nothing kept).
+/// Throws naming `step` of `function` when step k returned an array that is an empty
+/// `Variable`, or an output of a tape other than its own `tape` or of one that was cleared.
+template <class Exec, class S>
+void require_step_output(const Tape<Exec>& tape,
+                         const S& out,
+                         std::int64_t k,
+                         const char* function) {
+  std::size_t j = 0;
+  [[maybe_unused]] const auto check = [&](const auto& a) {
+    const auto returned = [&](const char* what) {
+      return sphad::detail::concat("step ", k, " returned array ", j, " of the state's fields() ",
+                                   what);
+    };
+    SPHAD_REQUIRE(a.state != nullptr, function, "step",
+                  returned("as an empty Variable (default-constructed: it tracks no array); a "
+                           "step returns every array of the next state: an input passed "
+                           "through, or an output recorded on the tape it is given"));
+    SPHAD_REQUIRE(!a.state->released, function, "step",
+                  returned("as an output of a tape that was cleared or destroyed (its memory is "
+                           "gone); record it on the tape the step is given"));
+    SPHAD_REQUIRE(a.state->owner == nullptr || a.state->owner == &tape, function, "step",
+                  returned("as an output of another tape; record it on the tape the step is "
+                           "given"));
+    ++j;
+  };
+  std::apply([&](const auto&... a) { (check(a), ...); }, fields_of(out));
+}
+
+/// s ← step(s, θ) at step k, run plain (views in, nothing kept); `function` names the caller
+/// in errors.
 template <class Exec, class State, class Params, class Step>
-void advance_one(
-    const Exec& exec, State& s, const Params& params, const Step& step, std::int64_t k) {
+void advance_one(const Exec& exec,
+                 State& s,
+                 const Params& params,
+                 const Step& step,
+                 std::int64_t k,
+                 const char* function) {
   Tape<Exec> tape(exec);
   const auto out = step(tape, views(s), views(params), k);
+  require_step_output(tape, out, k, function);
   assign(exec, out, s);
 }
 
@@ -72,11 +109,10 @@ struct Rollout {
   Params<Stored>& params_adjoint; ///< Σ_k ∂L/∂θ through step k, summed in step order k = T−1..0
   RolloutResult<Exec>& result;
   State<Stored> work; ///< the state being advanced
-  std::int64_t kept = 1;
 
   /// s ← step(s, θ) plain (nothing tracked, so nothing recorded).
   void advance(State<Stored>& s, std::int64_t k) {
-    advance_one(exec, s, params, step, k);
+    advance_one(exec, s, params, step, k, "sim::rollout_gradient");
     ++result.advances;
   }
 
@@ -91,8 +127,16 @@ struct Rollout {
     register_fields(tape, in);
     register_fields(tape, theta);
     const State<Tracked> out = step(tape, in, theta, k);
+    require_step_output(tape, out, k, "sim::rollout_gradient");
     if (k == steps - 1) {
       const Variable<double> l = loss(tape, out, theta);
+      SPHAD_REQUIRE(l.state != nullptr, "sim::rollout_gradient", "loss",
+                    "returned an empty Variable (default-constructed: it tracks no array); "
+                    "record the loss on the tape it is given");
+      sphad::detail::require_on_tape(*l.state, &tape, "sim::rollout_gradient", "loss");
+      SPHAD_REQUIRE(sphad::detail::TapeAccess::knows(tape, l), "sim::rollout_gradient", "loss",
+                    "returned a Variable the tape it was given never recorded (its gradients "
+                    "would all be zero); record the loss on that tape");
       SPHAD_REQUIRE(
           l.size() == 1, "sim::rollout_gradient", "loss",
           sphad::detail::concat("returned ", l.size(), " elements; a loss is one scalar"));
@@ -116,33 +160,51 @@ struct Rollout {
     ++result.recordings;
   }
 
-  /// Reverses steps [a, b) from the checkpoint s_a with `c` checkpoints (s_a's included).
-  void reverse(std::int64_t a, std::int64_t b, std::int64_t c, const State<Stored>& s_a) {
-    const std::int64_t length = b - a;
-    if (length == 1) {
-      reverse_step(a, s_a);
-    } else if (c == 1) {
-      for (std::int64_t k = b - 1; k >= a; --k) {
+  /// Reverses steps [0, T) from s_0 with `budget` checkpoints (s_0's included) by the binomial
+  /// schedule, in a loop over an explicit stack of checkpoints (the stack of the recursion
+  /// "advance m steps, keep s_m, reverse [m, l) with one checkpoint fewer, then [0, m)"), so the
+  /// call stack stays the same depth for any T.
+  void reverse_all(const State<Stored>& initial, std::int64_t budget) {
+    struct Checkpoint {
+      std::int64_t step;
+      State<Stored> state;
+    };
+    std::vector<Checkpoint> kept_states; // s_0 is the caller's: not in the stack
+    const auto top_step = [&] { return kept_states.empty() ? 0 : kept_states.back().step; };
+    const auto top_state = [&]() -> const State<Stored>& {
+      return kept_states.empty() ? initial : kept_states.back().state;
+    };
+    std::int64_t b = steps; // steps [b, T) are reversed
+    while (b > 0) {
+      if (top_step() == b) {
+        kept_states.pop_back(); // its segment is reversed
+        continue;
+      }
+      const std::int64_t a = top_step();
+      const State<Stored>& s_a = top_state();
+      const std::int64_t c = budget - std::int64_t(kept_states.size()); // s_a's included
+      const std::int64_t length = b - a;
+      if (length == 1) {
+        reverse_step(a, s_a);
+        b = a;
+      } else if (c == 1) {
+        // No checkpoint left: advance from s_a to the last step of the segment.
         assign(exec, s_a, work);
-        for (std::int64_t j = a; j < k; ++j) {
+        for (std::int64_t j = a; j < b - 1; ++j) {
           advance(work, j);
         }
-        reverse_step(k, work);
+        reverse_step(b - 1, work);
+        b -= 1;
+      } else {
+        const std::int64_t m = binomial_split(length, c);
+        assign(exec, s_a, work);
+        for (std::int64_t j = a; j < a + m; ++j) {
+          advance(work, j);
+        }
+        kept_states.push_back(Checkpoint{a + m, clone(exec, work)});
+        result.peak_checkpoints =
+            std::max(result.peak_checkpoints, 1 + std::int64_t(kept_states.size()));
       }
-    } else {
-      const std::int64_t m = binomial_split(length, c);
-      assign(exec, s_a, work);
-      for (std::int64_t j = a; j < a + m; ++j) {
-        advance(work, j);
-      }
-      {
-        const State<Stored> checkpoint = clone(exec, work);
-        ++kept;
-        result.peak_checkpoints = std::max(result.peak_checkpoints, kept);
-        reverse(a + m, b, c - 1, checkpoint);
-        --kept;
-      }
-      reverse(a, a + m, c, s_a);
     }
   }
 
@@ -178,7 +240,7 @@ void rollout(const Exec& exec,
   SPHAD_REQUIRE(steps >= 0, "sim::rollout", "steps",
                 sphad::detail::concat("is negative (got ", steps, ")"));
   for (std::int64_t k = first; k < first + steps; ++k) {
-    detail::advance_one(exec, state, params, step, k);
+    detail::advance_one(exec, state, params, step, k, "sim::rollout");
   }
 }
 
@@ -230,6 +292,20 @@ RolloutResult<Exec> rollout_gradient(const Exec& exec,
                 "an array has another size than the initial state's");
   SPHAD_REQUIRE(same_sizes(params, params_gradient), function, "params_gradient",
                 "an array has another size than the parameters'");
+  const auto separate = [&](const auto& gradient, const char* argument) {
+    const auto from = [&](const char* other) {
+      return sphad::detail::concat("shares memory with `", other,
+                                   "` (the rollout would overwrite what it still reads); give "
+                                   "the gradient a state of its own");
+    };
+    SPHAD_REQUIRE(!detail::share_memory(gradient, initial), function, argument, from("initial"));
+    SPHAD_REQUIRE(!detail::share_memory(gradient, params), function, argument, from("params"));
+  };
+  separate(initial_gradient, "initial_gradient");
+  separate(params_gradient, "params_gradient");
+  SPHAD_REQUIRE(!detail::share_memory(initial_gradient, params_gradient), function,
+                "params_gradient",
+                "shares memory with `initial_gradient`; give each gradient a state of its own");
   std::apply(
       [&](auto&... g) {
         (exec::fill(exec, g.data(), g.size(), std::remove_reference_t<decltype(*g.data())>{}), ...);
@@ -247,7 +323,7 @@ RolloutResult<Exec> rollout_gradient(const Exec& exec,
                                                            clone(exec, initial)};
   const std::int64_t c =
       options.checkpoints == 0 || options.checkpoints >= steps ? steps : options.checkpoints;
-  rollout.reverse(0, steps, c, initial);
+  rollout.reverse_all(initial, c);
   return result;
 }
 

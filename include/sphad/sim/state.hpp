@@ -8,6 +8,8 @@
 #include <sphad/errors.hpp>
 #include <sphad/exec/buffer.hpp>
 #include <sphad/exec/copy.hpp>
+#include <sphad/sim/detail/fields.hpp>
+#include <sphad/sim/detail/state_copy.hpp>
 #include <sphad/span.hpp>
 
 #include <cstdint>
@@ -26,8 +28,8 @@
 /// struct Fluid {
 ///   sim::Array<Kind, Vec<double, 2>> x, v;
 ///   sim::Array<Kind, double> rho;
-///   template <class Self>
-///   static auto fields(Self& s) { return std::tie(s.x, s.v, s.rho); } // every array, in order
+///   template <class Self>  // every array, in order; constexpr, so the list is checked
+///   static constexpr auto fields(Self& s) { return std::tie(s.x, s.v, s.rho); }
 /// };
 /// Fluid<sim::Stored<exec::host>> state = ...;        // owns the arrays
 /// const auto views = sim::views(state);               // Fluid<sim::Views>
@@ -59,39 +61,6 @@ template <class Kind, class E>
 using Array = typename Kind::template array<E>;
 
 namespace detail {
-/// The element type of a `Buffer`, `Span` or `Variable`.
-template <class A>
-using array_element_t =
-    std::remove_cv_t<std::remove_pointer_t<decltype(std::declval<const A&>().data())>>;
-
-/// The members `fields` lists, as a tuple of references.
-template <class S>
-auto fields_of(S& state) {
-  return std::remove_const_t<S>::fields(state);
-}
-
-/// Checks that `fields` lists every array member: the views' form is the fields' views alone.
-template <template <class> class State>
-constexpr void check_fields() {
-  using ViewState = State<Views>;
-  using Listed = decltype(fields_of(std::declval<ViewState&>()));
-  static_assert(std::is_aggregate_v<ViewState>,
-                "sphad::sim: a state is an aggregate: public array members, no constructors or "
-                "bases (the library builds each form by listing its members in order)");
-  static_assert(std::tuple_size_v<Listed> == 0 ||
-                    sizeof(ViewState) == std::tuple_size_v<Listed> * sizeof(Span<const double>),
-                "sphad::sim: State::fields(s) must list every array member of the state, in "
-                "declaration order (std::tie(s.x, s.v, ...)), and the state hold nothing else");
-}
-
-/// f(member k of a, member k of b) for each member k, in order (a and b: one state template,
-/// any kinds, either const).
-template <class A, class B, class F>
-void for_each_field_pair(A& a, B& b, F&& f) {
-  std::apply([&](auto&... x) { std::apply([&](auto&... y) { (f(x, y), ...); }, fields_of(b)); },
-             fields_of(a));
-}
-
 /// State<To> whose member k is f(member k of `state`).
 template <class To, template <class> class State, class Kind, class F>
 State<To> map_state(const State<Kind>& state, F&& f) {
@@ -100,9 +69,12 @@ State<To> map_state(const State<Kind>& state, F&& f) {
 }
 } // namespace detail
 
-/// The state's arrays as read-only views (`State<Views>`), from any kind.
+/// The state's arrays as read-only views (`State<Views>`), from any kind. Throws
+/// `InvalidArgument` naming `state` when an array is an empty `Variable` or the output of a tape
+/// that was cleared or destroyed.
 template <template <class> class State, class Kind>
 State<Views> views(const State<Kind>& state) {
+  detail::require_live_arrays(state, "sim::views", "state");
   return detail::map_state<Views>(state, [](const auto& a) {
     using E = detail::array_element_t<std::decay_t<decltype(a)>>;
     return Span<const E>{a.data(), a.size()};
@@ -121,8 +93,10 @@ State<Tracked> track(const State<Stored<Exec>>& state) {
 
 /// A copy of the state's arrays in `exec`'s memory (`State<Stored<Exec>>`), from any kind:
 /// a checkpoint, or the next state from a step's outputs. Stream-ordered, no synchronization.
+/// Throws as `views`.
 template <class Exec, template <class> class State, class Kind>
 State<Stored<Exec>> clone(const Exec& exec, const State<Kind>& state) {
+  detail::require_live_arrays(state, "sim::clone", "state");
   return detail::map_state<Stored<Exec>>(state, [&](const auto& a) {
     using E = detail::array_element_t<std::decay_t<decltype(a)>>;
     Buffer<E, Exec> out(exec, a.size());
@@ -142,27 +116,27 @@ bool same_sizes(const State<KindA>& a, const State<KindB>& b) {
 }
 
 /// Copies every array of `from` (any kind) into the stored state `to`, whose arrays must have
-/// the same sizes: restoring a checkpoint without allocating. Throws `InvalidArgument` naming
-/// `to` when a size differs, before anything is copied. Stream-ordered, no synchronization.
+/// the same sizes: restoring a checkpoint without allocating. `from`'s arrays may be `to`'s own
+/// in any arrangement (a step's output `x_ref` that is its input `x`, arrays swapped): each is
+/// read before it is overwritten. Throws `InvalidArgument` naming `to` when a size differs, or
+/// `from` when an array is an empty `Variable` or a cleared tape's output, before anything is
+/// copied. Stream-ordered, no synchronization.
 template <class Exec, template <class> class State, class Kind>
 void copy_into(const Exec& exec, const State<Kind>& from, State<Stored<Exec>>& to) {
+  detail::require_live_arrays(from, "sim::copy_into", "from");
   SPHAD_REQUIRE(same_sizes(from, to), "sim::copy_into", "to",
                 "an array has another size than the state copied into it");
-  detail::for_each_field_pair(
-      from, to, [&](const auto& a, auto& b) { exec::copy(exec, a.data(), b.data(), a.size()); });
+  detail::copy_state(exec, from, to, false);
 }
 
 /// Copies every array of `from` (any kind) into the stored state `to`, reallocating the arrays
 /// whose sizes differ (a state whose particle count changes: particles migrating between
-/// ranks). Stream-ordered, no synchronization.
+/// ranks). As in `copy_into`, `from`'s arrays may be `to`'s own in any arrangement. Throws
+/// `InvalidArgument` naming `from` as `copy_into` does. Stream-ordered, no synchronization.
 template <class Exec, template <class> class State, class Kind>
 void assign(const Exec& exec, const State<Kind>& from, State<Stored<Exec>>& to) {
-  detail::for_each_field_pair(from, to, [&](const auto& a, auto& b) {
-    if (b.size() != a.size()) {
-      b = std::decay_t<decltype(b)>(exec, a.size());
-    }
-    exec::copy(exec, a.data(), b.data(), a.size());
-  });
+  detail::require_live_arrays(from, "sim::assign", "from");
+  detail::copy_state(exec, from, to, true);
 }
 
 /// Reallocates the arrays of the stored state `to` whose sizes differ from `like`'s (any kind),
@@ -180,7 +154,7 @@ void resize_like(const Exec& exec, const State<Kind>& like, State<Stored<Exec>>&
 template <class Kind>
 struct NoParams {
   template <class Self>
-  static std::tuple<> fields(Self&) {
+  static constexpr std::tuple<> fields(Self&) {
     return {};
   }
 };

@@ -5,6 +5,7 @@
 #include <sphad/config.hpp>
 
 #include <sphad/ad/tape.hpp>
+#include <sphad/errors.hpp>
 #include <sphad/ops/record_map.hpp>
 #include <sphad/sim/state.hpp>
 
@@ -45,6 +46,24 @@ struct Copy {
     return y;
   }
 };
+
+/// Throws naming `rates` of `function` when a rate array is neither empty nor of its field's
+/// size, or is an output of a tape that was cleared or destroyed (before anything is recorded).
+template <template <class> class State, class Kind>
+void check_rates(const State<Kind>& s, const State<sim::Tracked>& r, const char* function) {
+  std::size_t k = 0;
+  sim::detail::for_each_field_pair(s, r, [&](const auto& y, const auto& rate) {
+    SPHAD_REQUIRE(rate.size() == 0 || rate.size() == y.size(), function, "rates",
+                  sphad::detail::concat("returned array ", k, " of the state's fields() with ",
+                                        rate.size(), " elements for a field of ", y.size(),
+                                        " (a rate has its field's size, or none: carried on)"));
+    SPHAD_REQUIRE(rate.state == nullptr || !rate.state->released, function, "rates",
+                  sphad::detail::concat("returned array ", k,
+                                        " of the state's fields() as an output of a tape that "
+                                        "was cleared or destroyed (its memory is gone)"));
+    ++k;
+  });
+}
 
 /// Whether `member` is the array `target` itself.
 template <class A, class B>
@@ -113,6 +132,7 @@ template <class Exec, template <class> class State, class Kind, class Rates>
 State<sim::Tracked>
 symplectic_euler(Tape<Exec>& tape, const State<Kind>& s, double dt, const Rates& rates) {
   const State<sim::Tracked> r = rates(tape, s);
+  detail::check_rates(s, r, "solver::symplectic_euler");
   return detail::kick_drift(tape, s, r, dt, dt);
 }
 
@@ -126,8 +146,10 @@ template <class Exec, template <class> class State, class Kind, class Rates>
 State<sim::Tracked>
 kick_drift_kick(Tape<Exec>& tape, const State<Kind>& s, double dt, const Rates& rates) {
   const State<sim::Tracked> first = rates(tape, s);
+  detail::check_rates(s, first, "solver::kick_drift_kick");
   const State<sim::Tracked> half = detail::kick_drift(tape, s, first, dt / 2, dt);
   const State<sim::Tracked> second = rates(tape, half);
+  detail::check_rates(s, second, "solver::kick_drift_kick");
   return detail::kick_drift(tape, half, second, dt / 2, 0.0);
 }
 
@@ -144,6 +166,7 @@ State<sim::Tracked>
 predictor_corrector(Tape<Exec>& tape, const State<Kind>& s, double dt, const Rates& rates) {
   sim::detail::check_fields<State>();
   const State<sim::Tracked> first = rates(tape, s);
+  detail::check_rates(s, first, "solver::predictor_corrector");
   const State<sim::Tracked> half = detail::kick_drift(tape, s, first, dt / 2, 0.0);
   // x½ with the old velocities: x + ½Δt (v + r_x).
   State<sim::Tracked> mid = half;
@@ -151,6 +174,7 @@ predictor_corrector(Tape<Exec>& tape, const State<Kind>& s, double dt, const Rat
               ? record_map(tape, s.x.size(), detail::Axpy{dt / 2}, s.x, s.v)
               : record_map(tape, s.x.size(), detail::Axpy2{dt / 2}, s.x, s.v, first.x);
   const State<sim::Tracked> second = rates(tape, mid);
+  detail::check_rates(s, second, "solver::predictor_corrector");
   constexpr std::size_t n = std::tuple_size_v<decltype(sim::detail::fields_of(s))>;
   auto out = detail::kick_fields(tape, s, second, dt, std::make_index_sequence<n>{});
   out.x =
