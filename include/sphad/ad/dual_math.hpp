@@ -79,7 +79,7 @@ SPHAD_HOST_DEVICE SPHAD_INLINE Dual<T, N> log(const Dual<T, N>& x) {
 }
 
 /// xⁿ for an integer n (exact for negative x; x⁰ = 1 with zero tangent); a real p gives
-/// x^p = pow(x, p) with tangent p x^(p−1).
+/// x^p = pow(x, p) with tangent p x^(p−1); x^0 = 1 with a zero tangent, at x = 0 too.
 template <class T, int N, class P, std::enable_if_t<std::is_arithmetic_v<P>, int> = 0>
 SPHAD_HOST_DEVICE SPHAD_INLINE Dual<T, N> pow(const Dual<T, N>& x, const P& p) {
   if constexpr (std::is_integral_v<P>) {
@@ -91,6 +91,9 @@ SPHAD_HOST_DEVICE SPHAD_INLINE Dual<T, N> pow(const Dual<T, N>& x, const P& p) {
     return detail::chain(x, T(below * x.value), T(T(n) * below));
   } else {
     using std::pow;
+    if (primal_t<T>(p) == primal_t<T>(0)) {
+      return Dual<T, N>(T(1)); // x^0 = 1 everywhere, its tangent 0 (also at x = 0: not 0·0⁻¹)
+    }
     const T f = pow(x.value, primal_t<T>(p));
     return detail::chain(x, f, T(primal_t<T>(p) * pow(x.value, primal_t<T>(p) - primal_t<T>(1))));
   }

@@ -175,6 +175,9 @@ public:
     static_assert(std::is_floating_point_v<E>,
                   "sphad::Tape::backward(loss): the loss is a Variable of plain scalars (float "
                   "or double); seed another output with backward(output, seed)");
+    SPHAD_REQUIRE(loss.state != nullptr, "Tape::backward", "loss",
+                  "is an empty Variable (default-constructed: it tracks no array); give the "
+                  "recorded loss");
     SPHAD_REQUIRE(loss.size() == 1, "Tape::backward", "loss",
                   detail::concat("holds ", loss.size(),
                                  " elements; a loss is one scalar (reduce it with record_sum, "

@@ -9,9 +9,11 @@
 #include <sphad/exec/buffer.hpp>
 #include <sphad/exec/copy.hpp>
 #include <sphad/exec/transform_reduce.hpp>
+#include <sphad/search/detail/validate.hpp>
 #include <sphad/search/neighbor_list.hpp>
 #include <sphad/search/verlet.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 
@@ -71,17 +73,22 @@ bool same_positions(const Exec& exec, Span<const Vec<T, D>> a, Span<const Vec<T,
 template <SupportScheme S, int D, class T, class Exec>
 class NeighborCache {
 public:
-  /// A cache whose Verlet lists have skin `skin` (≥ 0; larger skins rebuild less often and
-  /// filter more pairs).
+  /// A cache whose Verlet lists have skin `skin` (finite, ≥ 0; larger skins rebuild less often
+  /// and filter more pairs). Throws `InvalidArgument` naming `skin` otherwise.
   explicit NeighborCache(T skin) : skin_(skin) {
-    SPHAD_REQUIRE(skin >= T(0), "NeighborCache", "skin",
-                  sphad::detail::concat("negative (got ", skin, ")"));
+    SPHAD_REQUIRE(std::isfinite(skin) && skin >= T(0), "NeighborCache", "skin",
+                  sphad::detail::concat("must be finite and >= 0 (got ", skin, ")"));
   }
 
   /// The exact neighbour list of `points` (both roles), rebuilding the Verlet list when it may
-  /// miss a pair. One or two host reads per call (the drift test and the filter's total).
+  /// miss a pair, when `domain` has other periodic axes or periods than the last build's, and
+  /// when a position or support is not finite. One or two host reads per call (the drift test
+  /// and the filter's total). On the host throws `InvalidArgument` naming `points` for a
+  /// non-finite position or support, before anything changes (on CUDA the rebuild's search
+  /// reports it).
   const NeighborList<Exec>&
   update(const Exec& exec, const SearchPoints<D, T>& points, const Domain<D, T>& domain) {
+    check_points(exec, points, "NeighborCache::update", "points");
     last_ = NeighborUpdate::refiltered;
     if (!verlet_ || verlet_needs_rebuild(exec, *verlet_, points, points, domain)) {
       build(exec, points, domain);
@@ -92,14 +99,18 @@ public:
   /// The exact neighbour list of `points`, from a Verlet list built from `reference` (positions
   /// of the same particles, supports those of `points`): rebuilt from `reference` when the cache
   /// holds another, and rebuilt from `points` (then `last()` is `rebuilt`) when they have moved
-  /// past the skin from `reference`.
+  /// past the skin from `reference` or `domain` changed as for `update`. Throws as `update`,
+  /// naming `reference` for its size or a non-finite position in it.
   const NeighborList<Exec>& update_from(const Exec& exec,
                                         const SearchPoints<D, T>& points,
                                         Span<const Vec<T, D>> reference,
                                         const Domain<D, T>& domain) {
+    constexpr const char* function = "NeighborCache::update_from";
+    check_points(exec, points, function, "points");
     SPHAD_REQUIRE(
-        reference.size() == points.size(), "NeighborCache::update_from", "reference",
+        reference.size() == points.size(), function, "reference",
         sphad::detail::concat("has ", reference.size(), " positions, points has ", points.size()));
+    check_points(exec, SearchPoints<D, T>{reference, points.supports}, function, "reference");
     last_ = NeighborUpdate::refiltered;
     if (!verlet_ || !same_positions(exec, reference,
                                     Span<const Vec<T, D>>{verlet_->query_positions.data(),
@@ -126,6 +137,16 @@ public:
   const NeighborList<Exec>& list() const { return list_; }
 
 private:
+  /// The search's checks of `points` under this call's name: sizes, and on the host finite
+  /// positions and supports ≥ 0.
+  static void check_points(const Exec& exec,
+                           const SearchPoints<D, T>& points,
+                           const char* function,
+                           const char* argument) {
+    search::detail::validate_sizes(points, function, argument);
+    search::detail::validate_values(exec, points, T(-1), function, argument);
+  }
+
   void build(const Exec& exec, const SearchPoints<D, T>& points, const Domain<D, T>& domain) {
     if (verlet_) {
       // over the previous list's memory (no fresh pages for a list of about the same size;

@@ -25,17 +25,32 @@
 namespace sphad {
 
 /// A neighbour list built with every radius enlarged by `skin`, with the positions and
-/// supports it was built from (copies in the memory of `Exec`).
+/// supports it was built from (copies in the memory of `Exec`) and the domain it was built over.
 template <int D, class T, class Exec>
 struct VerletList {
   NeighborList<Exec> list; ///< pairs within radius + skin at build time
   T skin;
   Buffer<Vec<T, D>, Exec> query_positions, reference_positions;
   Buffer<T, Exec> query_supports, reference_supports;
+  Domain<D, T> domain; ///< the domain of the build: its periodic axes decide which pairs exist
 };
 
 namespace search::detail {
-/// Per point: its minimum-image displacement since the build, or +∞ when its support grew.
+/// Whether two domains give the same pairs to the same particles: the same periodic axes, with
+/// the same bounds on each (the bounds of an open axis play no part in a search).
+template <int D, class T>
+bool same_pair_geometry(const Domain<D, T>& a, const Domain<D, T>& b) {
+  for (int axis = 0; axis < D; ++axis) {
+    if (a.periodic[axis] != b.periodic[axis] ||
+        (a.periodic[axis] && (a.min[axis] != b.min[axis] || a.max[axis] != b.max[axis]))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/// Per point: its minimum-image displacement since the build (NaN for a NaN position), or +∞
+/// when its support grew or is NaN.
 template <int D, class T>
 struct Drift {
   Domain<D, T> domain;
@@ -45,7 +60,9 @@ struct Drift {
   T* drift;
   SPHAD_HOST_DEVICE void operator()(std::int64_t i) const {
     using std::sqrt;
-    const T grown = now.supports[i] > then_supports[i] ? T(INFINITY) : T(0);
+    // A grown support, or a NaN one, counts as a move past the skin (a rebuild, whose search
+    // reports a non-finite value).
+    const T grown = !(now.supports[i] <= then_supports[i]) ? T(INFINITY) : T(0);
     drift[i] = grown + sqrt(norm_squared(domain.difference(now.positions[i], then_positions[i])));
   }
 };
@@ -145,7 +162,8 @@ VerletList<D, T, Exec> verlet_over(const Exec& exec,
               std::move(recycled.reference_positions)),
       copy_of(exec, queries.supports.data(), queries.size(), std::move(recycled.query_supports)),
       copy_of(exec, references.supports.data(), references.size(),
-              std::move(recycled.reference_supports))};
+              std::move(recycled.reference_supports)),
+      domain};
 }
 } // namespace search::detail
 
@@ -165,9 +183,11 @@ VerletList<D, T, Exec> build_verlet_list(const Exec& exec,
 
 /// Whether the Verlet list may miss a pair now: true when max|Δx_query| + max|Δx_reference| >
 /// skin (minimum-image displacements since the build; for one set used in both roles that is
-/// 2·max|Δx| > skin, i.e. some particle moved more than skin/2), when any support grew, or when
-/// a set changed size. One reduction per set; on CUDA each is read back (synchronizes). Throws
-/// `InvalidArgument` for negative or mismatched sizes (positions and supports).
+/// 2·max|Δx| > skin, i.e. some particle moved more than skin/2), when any support grew, when a
+/// set changed size, when `domain` has other periodic axes or periods than the build's, and when
+/// a position or support is NaN (the rebuild's search then reports it). One reduction per set;
+/// on CUDA each is read back (synchronizes). Throws `InvalidArgument` for negative or mismatched
+/// sizes (positions and supports).
 template <int D, class T, class Exec>
 bool verlet_needs_rebuild(const Exec& exec,
                           const VerletList<D, T, Exec>& verlet,
@@ -177,7 +197,8 @@ bool verlet_needs_rebuild(const Exec& exec,
   search::detail::validate_sizes(queries, "verlet_needs_rebuild", "queries");
   search::detail::validate_sizes(references, "verlet_needs_rebuild", "references");
   if (queries.size() != verlet.query_positions.size() ||
-      references.size() != verlet.reference_positions.size()) {
+      references.size() != verlet.reference_positions.size() ||
+      !search::detail::same_pair_geometry(domain, verlet.domain)) {
     return true;
   }
   const T drift_q = search::detail::max_drift(exec, domain, queries, verlet.query_positions,
@@ -209,6 +230,10 @@ NeighborList<Exec> filter_over(const Exec& exec,
                                       verlet.reference_positions.size(),
                                       " (rebuild it after particles are added or removed)"));
   search::detail::check_list_scheme<S>(verlet.list.scheme, function, "verlet", "the");
+  SPHAD_REQUIRE(search::detail::same_pair_geometry(domain, verlet.domain), function, "domain",
+                "has other periodic axes or periods than the domain the Verlet list was built "
+                "over, so pairs across a boundary would be missed or kept wrongly (rebuild it: "
+                "verlet_needs_rebuild says so)");
   const std::int64_t nq = queries.size();
   NeighborList<Exec> list{sphad::detail::recycle(exec, std::move(recycled.offsets), nq + 1),
                           Buffer<std::int32_t, Exec>(), nq, 0};
@@ -236,6 +261,8 @@ NeighborList<Exec> filter_over(const Exec& exec,
 /// The neighbour list at the exact radius (no skin) for the current positions and supports,
 /// taken from the Verlet list's pairs in their stored order. Equal, as a set per row, to a
 /// fresh `build_neighbor_list` while `verlet_needs_rebuild` is false. One host read (the total).
+/// Throws `InvalidArgument` naming `domain` when its periodic axes or periods differ from the
+/// build's (the list would miss the pairs across a new boundary).
 template <SupportScheme S, int D, class T, class Exec>
 NeighborList<Exec> filter_verlet_list(const Exec& exec,
                                       const VerletList<D, T, Exec>& verlet,

@@ -44,8 +44,10 @@ struct ConcentrationGradient : detail::TermBase<Kernel, Support>,
 /// W(Δx)) — the lines of particles a Lagrangian flow compresses near its stagnation points,
 /// which the plain gradient, symmetric there, does not see (Lind 2012: R = 0.2, N = 4). The
 /// field is (Δx_i, R_i) per particle, a `Vec<T, 2>` (so R can be a tracked parameter); W(Δx) is
-/// the kernel at distance Δx_i under the pair's support scheme. Reads volumes; a vector per
-/// particle. Written as a whole pair term (differentiated in dual numbers).
+/// the kernel at distance Δx_i under the pair's support scheme; where Δx_i reaches the support
+/// (W(Δx) = 0) the anti-clumping term is 0 (the plain ∇C for that particle, zero derivatives).
+/// Reads volumes; a vector per particle. Written as a whole pair term (differentiated in dual
+/// numbers).
 template <class Kernel, int N = 4, SupportScheme Support = SupportScheme::Gather>
 struct AntiClumpingGradient : detail::TermBase<Kernel, Support> {
   static_assert(N >= 1, "sphad::solver::AntiClumpingGradient: the exponent N is at least 1");
@@ -64,7 +66,8 @@ struct AntiClumpingGradient : detail::TermBase<Kernel, Support> {
     at_spacing[0] = T(p.f_i[0]);
     const T w_spacing =
         T(kernels::pair_value<Kernel, Support>(at_spacing, p.h_i, p.h_j) * p.factor);
-    const T ratio = T(p.w()) / w_spacing;
+    // Δx at or past the support (W(Δx) = 0): no anti-clumping term, not a division by zero.
+    const T ratio = T(safe_divide(T(p.w()), w_spacing));
     T power = ratio;
     for (int k = 1; k < N; ++k) {
       power = power * ratio;

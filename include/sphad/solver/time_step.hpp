@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <utility>
 
 /// \file
 /// \brief Time-step rules of explicit weakly-compressible SPH (Morris et al. 1997, Adami et al.
@@ -50,18 +51,30 @@ struct TimeStepLimits {
   double step() const { return std::min(acoustic, std::min(viscous, force)); }
 };
 
-/// The limits for `in` under `rules`. Throws `InvalidArgument` naming `inputs` when ℓ is not
-/// positive, or c₀ + U_max is not positive, or any input is negative or not finite.
+/// The limits for `in` under `rules`. Throws `InvalidArgument` naming `inputs` (and the field)
+/// when ℓ is not positive, c₀ + U_max is not positive, or an input is negative or not finite (a
+/// NaN speed or acceleration from `max_norm` means a particle's velocity is NaN), and naming
+/// `rules` when a coefficient is not finite and positive.
 inline TimeStepLimits time_step_limits(const TimeStepInputs& in, const TimeStepRules& rules = {}) {
-  const double values[] = {in.length, in.sound_speed, in.max_speed, in.max_acceleration,
-                           in.viscosity};
-  for (double v : values) {
-    SPHAD_REQUIRE(std::isfinite(v) && v >= 0, "time_step_limits", "inputs",
-                  sphad::detail::concat("holds a negative or non-finite value (", v, ")"));
+  constexpr const char* function = "solver::time_step_limits";
+  const std::pair<const char*, double> inputs[] = {{"length", in.length},
+                                                   {"sound_speed", in.sound_speed},
+                                                   {"max_speed", in.max_speed},
+                                                   {"max_acceleration", in.max_acceleration},
+                                                   {"viscosity", in.viscosity}};
+  for (const auto& [name, v] : inputs) {
+    SPHAD_REQUIRE(std::isfinite(v) && v >= 0, function, "inputs",
+                  sphad::detail::concat(name, " is negative or not finite (got ", v, ")"));
   }
-  SPHAD_REQUIRE(in.length > 0, "time_step_limits", "inputs",
+  const std::pair<const char*, double> coefficients[] = {
+      {"acoustic", rules.acoustic}, {"viscous", rules.viscous}, {"force", rules.force}};
+  for (const auto& [name, c] : coefficients) {
+    SPHAD_REQUIRE(std::isfinite(c) && c > 0, function, "rules",
+                  sphad::detail::concat(name, " must be finite and positive (got ", c, ")"));
+  }
+  SPHAD_REQUIRE(in.length > 0, function, "inputs",
                 sphad::detail::concat("length must be positive (got ", in.length, ")"));
-  SPHAD_REQUIRE(in.sound_speed + in.max_speed > 0, "time_step_limits", "inputs",
+  SPHAD_REQUIRE(in.sound_speed + in.max_speed > 0, function, "inputs",
                 "sound_speed + max_speed must be positive");
   constexpr double none = std::numeric_limits<double>::infinity();
   TimeStepLimits out;
@@ -89,8 +102,9 @@ struct Norms {
 };
 } // namespace detail
 
-/// max_i |v_i| (0 for no rows): a speed or an acceleration for the rules. Reads the maximum
-/// back to the host (synchronizes on CUDA).
+/// max_i |v_i| (0 for no rows): a speed or an acceleration for the rules; NaN when any |v_i| is
+/// NaN, wherever it sits (`time_step_limits` then throws). Reads the maximum back to the host
+/// (synchronizes on CUDA).
 template <int D, class T, class Exec>
 T max_norm(const Exec& exec, Span<const Vec<T, D>> v) {
   Buffer<T, Exec> norms(exec, v.size());

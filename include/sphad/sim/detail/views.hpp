@@ -26,7 +26,8 @@ void check_view(const Tape<Exec>& tape,
                 const char* argument) {
   sphad::detail::require_tracks_an_array(view, &tape, function, argument);
   SPHAD_REQUIRE(view.size() == n, function, argument,
-                sphad::detail::concat("has ", view.size(), " elements where ", n, " are needed"));
+                sphad::detail::concat("has ", view.size(), " element", view.size() == 1 ? "" : "s",
+                                      " where ", n, n == 1 ? " is" : " are", " needed"));
 }
 
 } // namespace sphad::sim::detail
