@@ -13,7 +13,9 @@
 #include <sphad/math/vec.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <string>
 #include <tuple>
 #include <type_traits>
 #include <unordered_map>
@@ -158,6 +160,7 @@ public:
     records_.clear();
     gradients_.clear();
     outputs_.clear();
+    agreements_.clear();
   }
 
   /// Sweeps backward from `output` with adjoint `seed` ([output.size()], copied).
@@ -175,13 +178,15 @@ public:
     static_assert(std::is_floating_point_v<E>,
                   "sphad::Tape::backward(loss): the loss is a Variable of plain scalars (float "
                   "or double); seed another output with backward(output, seed)");
-    SPHAD_REQUIRE(loss.state != nullptr, "Tape::backward", "loss",
-                  "is an empty Variable (default-constructed: it tracks no array); give the "
-                  "recorded loss");
-    SPHAD_REQUIRE(loss.size() == 1, "Tape::backward", "loss",
-                  detail::concat("holds ", loss.size(),
-                                 " elements; a loss is one scalar (reduce it with record_sum, "
-                                 "record_dot or record_squared_norm, or give a seed)"));
+    checked_together([&] {
+      SPHAD_REQUIRE(loss.state != nullptr, "Tape::backward", "loss",
+                    "is an empty Variable (default-constructed: it tracks no array); give the "
+                    "recorded loss");
+      SPHAD_REQUIRE(loss.size() == 1, "Tape::backward", "loss",
+                    detail::concat("holds ", loss.size(),
+                                   " elements; a loss is one scalar (reduce it with record_sum, "
+                                   "record_dot or record_squared_norm, or give a seed)"));
+    });
     Buffer<E, Exec> one(exec_, 1);
     exec::fill(exec_, one.data(), 1, E(1));
     backward(options, Seed<E>{loss, Span<const E>{one.data(), 1}});
@@ -189,7 +194,9 @@ public:
 
   /// Sweeps backward from several outputs at once. Throws `InvalidArgument` before any work
   /// when a seed's size differs from its output's or when a recorded variable was written after
-  /// recording (the gradients are then left as they were). A seed may be a view of this tape's
+  /// recording (the gradients are then left as they were). A tape holding records whose sweep
+  /// communicates (the distributed layer's) makes these checks collective: a failure on one rank
+  /// throws on every rank. A seed may be a view of this tape's
   /// own gradient memory (`gradient(output)` of an earlier sweep): it is copied before the
   /// gradients are zeroed.
   template <class... E>
@@ -204,10 +211,12 @@ public:
                     detail::concat("has ", seed.adjoint.size(), " entries for an output of ",
                                    seed.output.size()));
     };
-    (check_seed(seeds), ...);
-    for (const auto& r : records_) {
-      r->check_versions();
-    }
+    checked_together([&] {
+      (check_seed(seeds), ...);
+      for (const auto& r : records_) {
+        r->check_versions();
+      }
+    });
     // Each seed's adjoint, copied when it lies in gradient memory that the zeroing below
     // overwrites.
     const auto stable = [&](const auto& seed) {
@@ -282,6 +291,41 @@ private:
 
   // ---- for record<Op> and record_map (<sphad/ops/record.hpp>), through detail::TapeAccess ----
   friend struct detail::TapeAccess;
+
+  /// Runs `checks` (which throw `InvalidArgument`); when records whose sweep communicates asked
+  /// for it, each of their agreements then learns whether this process failed and throws on
+  /// every process when any did, so that none is left waiting in the sweep's first exchange.
+  template <class Checks>
+  void checked_together(Checks&& checks) const {
+    if (agreements_.empty()) {
+      checks();
+      return;
+    }
+    std::string error;
+    bool failed = false;
+    try {
+      checks();
+    } catch (const InvalidArgument& e) {
+      failed = true;
+      error = e.what();
+    }
+    for (const auto& agreement : agreements_) {
+      agreement.second(failed ? &error : nullptr);
+    }
+    if (failed) {
+      throw InvalidArgument(error);
+    }
+  }
+
+  /// Adds `agree` (one per `key`: a communicator) to the agreements run before every sweep.
+  void agree_before_sweep(std::uintptr_t key, std::function<void(const std::string*)> agree) {
+    for (const auto& agreement : agreements_) {
+      if (agreement.first == key) {
+        return;
+      }
+    }
+    agreements_.emplace_back(key, std::move(agree));
+  }
 
   /// Whether `v` (not empty) is an output of this tape or an input recorded on it.
   template <class E>
@@ -400,6 +444,8 @@ private:
   std::vector<std::unique_ptr<detail::Record<Exec>>> records_;
   std::vector<std::unique_ptr<OutputBase>> outputs_;
   std::unordered_map<const detail::VariableState*, std::unique_ptr<SlotBase>> gradients_;
+  /// Collective checks before a sweep, one per communicator (`checked_together`).
+  std::vector<std::pair<std::uintptr_t, std::function<void(const std::string*)>>> agreements_;
 };
 
 namespace detail {
@@ -424,6 +470,14 @@ struct TapeAccess {
   template <class E, class Exec>
   static bool knows(const Tape<Exec>& tape, const Variable<E>& v) {
     return tape.knows(v);
+  }
+  /// `agree(error)` runs before every sweep of `tape` with this process's check failure (null
+  /// when none) and throws on every process when any failed; one per `key`.
+  template <class Exec>
+  static void agree_before_sweep(Tape<Exec>& tape,
+                                 std::uintptr_t key,
+                                 std::function<void(const std::string*)> agree) {
+    tape.agree_before_sweep(key, std::move(agree));
   }
 };
 } // namespace detail

@@ -14,15 +14,14 @@
 #include <climits>
 #include <cstdint>
 #include <string>
-#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 /// \file
 /// \brief `dist::Communicator`: the MPI calls the distributed layer makes (through the C API
-/// only), and `require_all`, the collective check that turns an error found on one rank into
-/// the same exception on every rank instead of a hang.
+/// only), and `require_all` / `require_all_pass`, the collective checks that turn an error found
+/// on one rank into the same exception on every rank instead of a hang.
 
 namespace sphad::dist {
 
@@ -53,20 +52,28 @@ public:
   /// (argument, problem).
   template <class Problem>
   void require_all_named(bool ok, const char* function, Problem&& problem) const {
-    const int mine = ok ? size_ : rank_;
-    int first = size_;
-    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm_);
-    if (first == size_) {
-      return;
+    fail_together(ok, [&] {
+      const auto [argument, message] = problem();
+      return sphad::detail::concat("sphad::", function, ": argument `", argument, "`: ", message);
+    });
+  }
+
+  /// Collective: runs `check`, this rank's checks of its arguments (each an `InvalidArgument`
+  /// thrown as usual; `check` must not communicate), and throws on every rank when it threw on
+  /// any: the lowest failing rank's message, with the rank named. Every check made before a
+  /// collective goes through here or `require_all`, so that no rank throws alone while the others
+  /// wait.
+  template <class Check>
+  void require_all_pass(Check&& check) const {
+    bool ok = true;
+    std::string text;
+    try {
+      check();
+    } catch (const InvalidArgument& e) {
+      ok = false;
+      text = e.what();
     }
-    std::string argument, message;
-    if (rank_ == first) {
-      std::tie(argument, message) = problem();
-    }
-    broadcast(argument, first);
-    broadcast(message, first);
-    sphad::detail::throw_invalid_argument(function, argument.c_str(),
-                                          sphad::detail::concat(message, " (on rank ", first, ")"));
+    fail_together(ok, [&] { return text; });
   }
 
   /// Every rank's `value`, in rank order.
@@ -133,6 +140,24 @@ public:
   }
 
 private:
+  /// Throws on every rank when `ok` is false on any: `message()` of the lowest failing rank (a
+  /// whole message) and the rank.
+  template <class Message>
+  void fail_together(bool ok, Message&& message) const {
+    const int mine = ok ? size_ : rank_;
+    int first = size_;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm_);
+    if (first == size_) {
+      return;
+    }
+    std::string text;
+    if (rank_ == first) {
+      text = message();
+    }
+    broadcast(text, first);
+    throw InvalidArgument(sphad::detail::concat(text, " (on rank ", first, ")"));
+  }
+
   void broadcast(std::string& text, int root) const {
     int length = int(text.size());
     MPI_Bcast(&length, 1, MPI_INT, root, comm_);
@@ -158,23 +183,23 @@ inline bool cuda_aware_mpi() {
 
 namespace detail {
 
-/// MPI counts and displacements are ints: the offsets of `counts` (exclusive scan), checked.
-inline void int_counts(const std::vector<std::int64_t>& counts,
+/// MPI counts and displacements are ints: the offsets of `counts` (exclusive scan). False, on
+/// this rank only, when they pass `INT_MAX`.
+inline bool int_counts(const std::vector<std::int64_t>& counts,
                        std::vector<int>& out_counts,
-                       std::vector<int>& out_offsets,
-                       const char* function,
-                       const char* argument) {
+                       std::vector<int>& out_offsets) {
   out_counts.assign(counts.size(), 0);
   out_offsets.assign(counts.size(), 0);
   std::int64_t offset = 0;
   for (std::size_t r = 0; r < counts.size(); ++r) {
-    SPHAD_REQUIRE(offset + counts[r] <= INT_MAX, function, argument,
-                  sphad::detail::concat("needs more than ", INT_MAX,
-                                        " elements in one exchange (MPI's count limit)"));
+    if (offset + counts[r] > INT_MAX) {
+      return false;
+    }
     out_counts[r] = int(counts[r]);
     out_offsets[r] = int(offset);
     offset += counts[r];
   }
+  return true;
 }
 
 } // namespace detail

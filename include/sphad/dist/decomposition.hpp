@@ -17,7 +17,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <limits>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 /// \file
@@ -112,14 +116,111 @@ std::string describe(const Vec<T, D>& x) {
   return out + ")";
 }
 
+namespace detail {
+
+/// A 64-bit FNV-1a hash of values' bytes, to compare small host values across ranks.
+class Fingerprint {
+public:
+  template <class V>
+  void add(V value) {
+    static_assert(std::is_trivially_copyable_v<V>, "Fingerprint: a trivially copyable value");
+    if constexpr (std::is_floating_point_v<V>) {
+      value = value == V(0) ? V(0) : value; // -0 and +0 alike
+    }
+    unsigned char bytes[sizeof(V)];
+    std::memcpy(bytes, &value, sizeof(V));
+    for (const unsigned char b : bytes) {
+      hash_ = (hash_ ^ b) * 0x100000001b3ull;
+    }
+  }
+  template <int D, class T>
+  void add(const Vec<T, D>& v) {
+    for (int a = 0; a < D; ++a) {
+      add(v[a]);
+    }
+  }
+  template <int D, class T>
+  void add(const Domain<D, T>& domain) {
+    add(domain.min);
+    add(domain.max);
+    for (int a = 0; a < D; ++a) {
+      add(domain.periodic[a] ? 1 : 0);
+    }
+  }
+  std::uint64_t value() const { return hash_; }
+
+private:
+  std::uint64_t hash_ = 0xcbf29ce484222325ull;
+};
+
+/// Collective: throws naming `decomposition` of `function` on every rank when, on any rank, it
+/// has another number of regions than ranks, an invalid domain or a region whose bounds are not
+/// finite or inverted, or differs from rank 0's (compared by a hash of its domain and regions).
+template <int D, class T>
+void require_decomposition(const Communicator& comm,
+                           const Decomposition<D, T>& decomposition,
+                           const char* function) {
+  constexpr const char* argument = "decomposition";
+  comm.require_all_pass([&] {
+    SPHAD_REQUIRE(decomposition.ranks() == comm.size(), function, argument,
+                  sphad::detail::concat("has ", decomposition.ranks(), " regions for ", comm.size(),
+                                        " ranks"));
+    validate_domain(decomposition.domain, function, argument);
+    for (int r = 0; r < decomposition.ranks(); ++r) {
+      const auto& box = decomposition.regions[std::size_t(r)];
+      for (int a = 0; a < D; ++a) {
+        SPHAD_REQUIRE(std::isfinite(box.lo[a]) && std::isfinite(box.hi[a]) &&
+                          box.lo[a] <= box.hi[a],
+                      function, argument,
+                      sphad::detail::concat("region ", r,
+                                            " has bounds that are not finite or are "
+                                            "inverted (axis ",
+                                            a, ": got [", box.lo[a], ", ", box.hi[a], "])"));
+      }
+    }
+  });
+  Fingerprint mine;
+  mine.add(decomposition.domain);
+  for (const auto& box : decomposition.regions) {
+    mine.add(box.lo);
+    mine.add(box.hi);
+  }
+  const auto all = comm.all_gather(mine.value());
+  comm.require_all(mine.value() == all[0], function, argument, [] {
+    return std::string("differs from rank 0's (another domain or other regions): build it from "
+                       "the same arguments on every rank");
+  });
+}
+
+/// Whether a + b overflows for non-negative int64 values.
+inline bool sum_overflows(std::int64_t a, std::int64_t b) {
+  return b > std::numeric_limits<std::int64_t>::max() - a;
+}
+
+/// Whether a·b ≥ c·d for non-negative int64 a, c and int b, d ≥ 0, without overflow: each
+/// product as (high, low) = the value's bits above and below 32.
+inline bool product_at_least(std::int64_t a, int b, std::int64_t c, int d) {
+  const auto wide = [](std::int64_t x, int y) {
+    const std::uint64_t u = std::uint64_t(x);
+    const std::uint64_t v = std::uint64_t(y);
+    const std::uint64_t low = (u & 0xffffffffull) * v; // < 2^63
+    return std::make_pair((u >> 32) * v + (low >> 32), low & 0xffffffffull);
+  };
+  return wide(a, b) >= wide(c, d);
+}
+
+} // namespace detail
+
 /// Collective: the owning rank of each of this rank's positions (host memory). Throws
-/// `InvalidArgument` naming `positions` on every rank when any rank has one that lies in no
-/// region (not finite, or outside the domain on an open axis).
+/// `InvalidArgument` on every rank when any rank has a `decomposition` that is invalid or differs
+/// from rank 0's (`detail::require_decomposition`), or a position that lies in no region (not
+/// finite, or outside the domain on an open axis), naming `decomposition` or `positions`.
 template <int D, class T>
 std::vector<int> owners(const Communicator& comm,
                         const Decomposition<D, T>& decomposition,
                         const std::vector<Vec<T, D>>& x,
                         const char* function) {
+  detail::require_decomposition(comm, decomposition, function);
   std::vector<int> out(x.size());
   std::int64_t bad = -1;
   for (std::size_t i = 0; i < x.size(); ++i) {
@@ -141,19 +242,21 @@ struct Located {
   std::vector<int> owner;
 };
 
-/// Collective, for the plans: checks that `decomposition` has a region per rank, reads
-/// `positions` (in `exec`'s memory) to the host and locates them (`owners`). Throws on every rank
-/// naming `decomposition` or `positions`.
+/// Collective, for the plans: checks that no rank has more `positions` than 32-bit indices
+/// address, reads them (in `exec`'s memory) to the host and locates them (`owners`, which checks
+/// `decomposition`). Throws on every rank naming `decomposition` or `positions`.
 template <class Exec, int D, class T>
 Located<D, T> locate(const Communicator& comm,
                      const Exec& exec,
                      const Decomposition<D, T>& decomposition,
                      Span<const Vec<T, D>> positions,
                      const char* function) {
-  comm.require_all(decomposition.ranks() == comm.size(), function, "decomposition", [&] {
-    return sphad::detail::concat("has ", decomposition.ranks(), " regions for ", comm.size(),
-                                 " ranks");
-  });
+  comm.require_all(positions.size() <= std::numeric_limits<std::int32_t>::max(), function,
+                   "positions", [&] {
+                     return sphad::detail::concat("has ", positions.size(),
+                                                  " entries, more than 32-bit indices address (",
+                                                  std::numeric_limits<std::int32_t>::max(), ")");
+                   });
   // host sync: a plan is built on the host, once per rebuild or migration
   std::vector<Vec<T, D>> x = exec::to_host(exec, positions.data(), positions.size());
   std::vector<int> owner = owners(comm, decomposition, x, function);
@@ -200,8 +303,10 @@ Decomposition<D, T> slabs(const Domain<D, T>& domain, int ranks, int axis = 0) {
 /// this rank's particles (host memory, any rank may hold any particles); `weights`: one per
 /// particle (e.g. its pair count, `pair_weights`), or empty for one each. Weights are integers,
 /// so the sums, and the cuts, are the same bits on every rank and every run. A box without
-/// weight is cut in proportion to its ranks. Throws naming `positions` (a position not finite),
-/// `weights` or `axis`, on every rank.
+/// weight is cut in proportion to its ranks. Throws `InvalidArgument` on every rank when any rank
+/// has an invalid `domain` or `axis` or one that differs from rank 0's, a position not finite or
+/// outside the domain on an open axis (`positions`), or `weights` of the wrong size, negative, or
+/// summing over all ranks past the int64 limit.
 template <int D, class T>
 Decomposition<D, T> bisection(const Communicator& comm,
                               const Domain<D, T>& domain,
@@ -209,29 +314,67 @@ Decomposition<D, T> bisection(const Communicator& comm,
                               Span<const std::int64_t> weights = {},
                               int axis = -1) {
   constexpr const char* function = "dist::bisection";
-  validate_domain(domain, function, "domain");
-  SPHAD_REQUIRE(
-      axis >= -1 && axis < D, function, "axis",
-      sphad::detail::concat("must be -1 (longest) or lie in [0, ", D, ") (got ", axis, ")"));
+  constexpr std::int64_t most = std::numeric_limits<std::int64_t>::max();
+  comm.require_all_pass([&] {
+    validate_domain(domain, function, "domain");
+    SPHAD_REQUIRE(
+        axis >= -1 && axis < D, function, "axis",
+        sphad::detail::concat("must be -1 (longest) or lie in [0, ", D, ") (got ", axis, ")"));
+  });
+  // The same domain and axis on every rank (else each rank would cut other boxes).
+  struct Arguments {
+    std::uint64_t domain;
+    int axis;
+  };
+  detail::Fingerprint print;
+  print.add(domain);
+  const auto all = comm.all_gather(Arguments{print.value(), axis});
+  const bool same_domain = all[0].domain == print.value();
+  comm.require_all(same_domain && all[0].axis == axis, function, same_domain ? "axis" : "domain",
+                   [&] {
+                     return same_domain ? sphad::detail::concat("differs from rank 0's (got ", axis,
+                                                                ", rank 0 has ", all[0].axis, ")")
+                                        : std::string("differs from rank 0's: pass the same "
+                                                      "domain on every rank");
+                   });
   const std::int64_t n = positions.size();
-  std::int64_t bad = -1;
-  for (std::int64_t i = 0; i < n && bad < 0; ++i) {
-    for (int a = 0; a < D; ++a) {
-      if (!std::isfinite(double(positions[i][a]))) {
-        bad = i;
+  std::int64_t local = weights.size() > 0 ? 0 : n; // this rank's total weight
+  comm.require_all_pass([&] {
+    for (std::int64_t i = 0; i < n; ++i) {
+      for (int a = 0; a < D; ++a) {
+        const T c = positions[i][a];
+        SPHAD_REQUIRE(
+            std::isfinite(double(c)), function, "positions",
+            sphad::detail::concat("entry ", i, " at ", describe(positions[i]), " is not finite"));
+        SPHAD_REQUIRE(domain.periodic[a] || (c >= domain.min[a] && c <= domain.max[a]), function,
+                      "positions",
+                      sphad::detail::concat("entry ", i, " at ", describe(positions[i]),
+                                            " lies outside the domain on open axis ", a, " ([",
+                                            domain.min[a], ", ", domain.max[a], "])"));
       }
     }
+    SPHAD_REQUIRE(weights.size() == 0 || weights.size() == n, function, "weights",
+                  sphad::detail::concat("has ", weights.size(), " entries for ", n, " positions"));
+    for (std::int64_t i = 0; i < weights.size(); ++i) {
+      SPHAD_REQUIRE(weights[i] >= 0, function, "weights",
+                    sphad::detail::concat("entry ", i, " is negative (got ", weights[i], ")"));
+      SPHAD_REQUIRE(
+          !detail::sum_overflows(local, weights[i]), function, "weights",
+          sphad::detail::concat("entries 0 to ", i, " sum past ", most, " (the int64 limit)"));
+      local += weights[i];
+    }
+  });
+  // The running totals in rank order: every sum of weights below fits once the total does.
+  const auto locals = comm.all_gather(local);
+  std::int64_t running = 0;
+  bool fits = true;
+  for (int r = 0; r <= comm.rank(); ++r) {
+    fits = fits && !detail::sum_overflows(running, locals[std::size_t(r)]);
+    running = fits ? running + locals[std::size_t(r)] : running;
   }
-  comm.require_all(bad < 0, function, "positions",
-                   [&] { return sphad::detail::concat("entry ", bad, " is not finite"); });
-  const bool sizes = weights.size() == 0 || weights.size() == n;
-  std::int64_t negative = -1;
-  for (std::int64_t i = 0; sizes && i < weights.size() && negative < 0; ++i) {
-    negative = weights[i] < 0 ? i : -1;
-  }
-  comm.require_all(sizes && negative < 0, function, "weights", [&] {
-    return sizes ? sphad::detail::concat("entry ", negative, " is negative")
-                 : sphad::detail::concat("has ", weights.size(), " entries for ", n, " positions");
+  comm.require_all(fits, function, "weights", [&] {
+    return sphad::detail::concat("with the lower ranks' weights these sum past ", most,
+                                 " (the int64 limit)");
   });
   Decomposition<D, T> out{domain, std::vector<Region<D, T>>(std::size_t(comm.size()))};
   std::vector<Vec<T, D>> x(static_cast<std::size_t>(n));
@@ -291,8 +434,9 @@ Decomposition<D, T> bisection(const Communicator& comm,
       const auto sums = below(cut);
       for (std::size_t g = 0; g < m; ++g) {
         const int left = splitting[g].count / 2;
-        // weight below ≥ left/count of the total, in integers
-        const bool enough = sums[g] * splitting[g].count >= totals[m + g] * left;
+        // weight below ≥ left/count of the total, in integers (the products may pass 2^63)
+        const bool enough =
+            detail::product_at_least(sums[g], splitting[g].count, totals[m + g], left);
         (enough ? b[g] : a[g]) = cut[g];
       }
     }

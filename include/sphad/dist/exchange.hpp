@@ -12,6 +12,7 @@
 #include <sphad/exec/cuda.hpp>
 #endif
 
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -40,7 +41,8 @@ struct Pattern {
   mutable std::shared_ptr<void> send_stage, receive_stage;
   mutable std::size_t send_stage_bytes = 0, receive_stage_bytes = 0;
 
-  /// Collective: the receive counts from the send counts.
+  /// Collective: the receive counts from the send counts. Throws naming `argument` of `function`
+  /// on every rank when a rank's counts pass MPI's `int` limit.
   Pattern(const Communicator& c,
           std::vector<std::int64_t> send,
           bool device_memory,
@@ -52,46 +54,38 @@ struct Pattern {
       sends += send_counts[r];
       receives += receive_counts[r];
     }
-    int_counts(send_counts, send_counts_int, send_offsets, function, argument);
-    int_counts(receive_counts, receive_counts_int, receive_offsets, function, argument);
+    const bool sends_fit = int_counts(send_counts, send_counts_int, send_offsets);
+    const bool receives_fit = int_counts(receive_counts, receive_counts_int, receive_offsets);
+    comm.require_all(sends_fit && receives_fit, function, argument, [&] {
+      return sphad::detail::concat(sends_fit ? "receives" : "sends", " more than ", INT_MAX,
+                                   " elements in one exchange (MPI's count limit)");
+    });
     device_direct = device_memory && cuda_aware_mpi();
   }
 };
 
-/// Throws naming `plan` of `function` when a plan (halo or migration) is empty
-/// (default-constructed). Checked on this rank only: every rank holds its plans alike.
-template <class Plan>
-void require_plan(const Plan& plan, const char* function) {
-  SPHAD_REQUIRE(plan.shared() != nullptr, function, "plan", "is empty (default-constructed)");
-}
-
-/// Collective: the size check of the two views a plan moves data between (`in` has `in_size`
-/// elements where `in_need` are needed, `out` likewise); a failure on any rank throws, naming the
-/// view of the wrong size, on every rank.
-inline void require_sizes(const Communicator& comm,
-                          const char* function,
-                          const char* in,
-                          std::int64_t in_size,
-                          std::int64_t in_need,
-                          const char* out,
-                          std::int64_t out_size,
-                          std::int64_t out_need) {
-  const bool in_ok = in_size == in_need;
-  comm.require_all_named(in_ok && out_size == out_need, function, [&] {
-    return std::make_pair(std::string(in_ok ? out : in),
-                          sphad::detail::concat("has ", in_ok ? out_size : in_size,
-                                                " elements where ", in_ok ? out_need : in_need,
-                                                " are needed"));
+/// Collective, the checks of a call that moves data along a plan (halo or migration): throws on
+/// every rank when `plan` is empty (default-constructed or moved from) or `check` (this call's
+/// other checks on this rank, e.g. `require_size`) throws on any rank. An empty plan has no
+/// communicator: its rank joins the check on `MPI_COMM_WORLD`, the default, so a plan built on
+/// another communicator must not be empty on some ranks only.
+template <class Plan, class Check>
+void require_plan_call(const Plan& plan, const char* function, Check&& check) {
+  const Communicator comm = plan.shared() ? plan.communicator() : Communicator(MPI_COMM_WORLD);
+  comm.require_all_pass([&] {
+    SPHAD_REQUIRE(plan.shared() != nullptr, function, "plan",
+                  "is empty (default-constructed or moved from); build it on every rank");
+    check();
   });
 }
 
-/// The same for one view.
-inline void require_size(const Communicator& comm,
-                         const char* function,
-                         const char* view,
-                         std::int64_t size,
-                         std::int64_t need) {
-  require_sizes(comm, function, view, size, need, view, need, need);
+/// Throws naming `view` of `function` (on this rank only: call it inside a collective check)
+/// when the view has `size` elements where `need` are needed.
+inline void
+require_size(const char* function, const char* view, std::int64_t size, std::int64_t need) {
+  SPHAD_REQUIRE(size == need, function, view,
+                sphad::detail::concat("has ", size, " element", size == 1 ? "" : "s", " where ",
+                                      need, need == 1 ? " is" : " are", " needed"));
 }
 
 #if defined(__CUDACC__)

@@ -74,8 +74,9 @@ public:
   /// Collective. `positions`: this rank's owned particles (in `exec`'s memory; read once on the
   /// host), each inside this rank's region of `decomposition`; `width` ≥ 0 the same on every
   /// rank. Throws `InvalidArgument` on every rank when one rank finds a position not finite,
-  /// outside every region, or in another rank's region (migrate first), or a bad `width` or
-  /// `decomposition` (another number of ranks than the communicator's).
+  /// outside every region, or in another rank's region (migrate first), more positions than
+  /// 32-bit indices address, a bad `width` or one that differs from rank 0's, or a bad
+  /// `decomposition` (see `owners`: another number of regions than ranks, or not rank 0's).
   template <int D, class T>
   HaloPlan(const Communicator& comm,
            const Exec& exec,
@@ -86,14 +87,14 @@ public:
     const auto located = locate(comm, exec, decomposition, positions, function);
     const auto& x = located.x;
     const auto& owner = located.owner;
+    // All the same ⇔ all equal to rank 0's: a rank whose width differs names itself.
     const auto widths = comm.all_gather(double(width));
-    bool same = std::isfinite(double(width)) && width >= T(0);
-    for (const double w : widths) {
-      same = same && w == double(width);
-    }
-    comm.require_all(same, function, "width", [&] {
-      return sphad::detail::concat("must be finite, >= 0 and the same on every rank (got ", width,
-                                   ")");
+    const bool valid = std::isfinite(double(width)) && width >= T(0);
+    comm.require_all(valid && double(width) == widths[0], function, "width", [&] {
+      return valid ? sphad::detail::concat("must be the same on every rank (got ", width,
+                                           ", rank 0 has ", widths[0], ")")
+                   : sphad::detail::concat("must be finite, >= 0 and the same on every rank (got ",
+                                           width, ")");
     });
     const std::int64_t n = positions.size();
     std::int64_t bad = -1;
@@ -183,15 +184,18 @@ void scatter_add(const Exec& exec, const HaloData<Exec>& plan, const E* y, E* x,
 /// Collective: `extended` = [owned | ghosts], each ghost its owner's value (positions,
 /// supports, masses, kinds, densities, fields, correction states, dual numbers: any trivially
 /// copyable element). `owned`: [plan.owned()]; `extended`: [plan.extended()], in `exec`'s
-/// memory. Throws naming the view of the wrong size, on every rank.
+/// memory. Throws naming `plan` (empty) or the view of the wrong size on every rank when any rank
+/// finds one.
 template <class E, class Exec>
 void halo_gather(const Exec& exec,
                  const HaloPlan<Exec>& plan,
                  Span<const E> owned,
                  Span<E> extended) {
-  detail::require_plan(plan, "dist::halo_gather");
-  detail::require_sizes(plan.communicator(), "dist::halo_gather", "owned", owned.size(),
-                        plan.owned(), "extended", extended.size(), plan.extended());
+  constexpr const char* function = "dist::halo_gather";
+  detail::require_plan_call(plan, function, [&] {
+    detail::require_size(function, "owned", owned.size(), plan.owned());
+    detail::require_size(function, "extended", extended.size(), plan.extended());
+  });
   detail::gather(exec, plan.data(), owned.data(), extended.data(), false);
 }
 
@@ -205,16 +209,18 @@ Buffer<E, Exec> halo_gather(const Exec& exec, const HaloPlan<Exec>& plan, Span<c
 
 /// Collective, the adjoint of `halo_gather`: `owned`_j = `extended`_j + Σ over the ranks holding
 /// j as a ghost of that ghost's value, summed in (rank, position) order. `extended`:
-/// [plan.extended()]; `owned`: [plan.owned()]. Throws naming the view of the wrong size, on
-/// every rank.
+/// [plan.extended()]; `owned`: [plan.owned()]. Throws naming `plan` (empty) or the view of the
+/// wrong size on every rank when any rank finds one.
 template <class E, class Exec>
 void halo_scatter_add(const Exec& exec,
                       const HaloPlan<Exec>& plan,
                       Span<const E> extended,
                       Span<E> owned) {
-  detail::require_plan(plan, "dist::halo_scatter_add");
-  detail::require_sizes(plan.communicator(), "dist::halo_scatter_add", "extended", extended.size(),
-                        plan.extended(), "owned", owned.size(), plan.owned());
+  constexpr const char* function = "dist::halo_scatter_add";
+  detail::require_plan_call(plan, function, [&] {
+    detail::require_size(function, "extended", extended.size(), plan.extended());
+    detail::require_size(function, "owned", owned.size(), plan.owned());
+  });
   detail::scatter_add(exec, plan.data(), extended.data(), owned.data(), false);
 }
 

@@ -96,8 +96,9 @@ public:
 
   /// Collective. `positions`: this rank's particles (in `exec`'s memory; read once on the
   /// host). Throws `InvalidArgument` on every rank when a rank holds a position in no region
-  /// (not finite, or outside the domain on an open axis), or `decomposition` has another number
-  /// of ranks than the communicator.
+  /// (not finite, or outside the domain on an open axis) or more positions than 32-bit indices
+  /// address, or a bad `decomposition` (see `owners`: another number of regions than ranks, or
+  /// not rank 0's).
   template <int D, class T>
   MigrationPlan(const Communicator& comm,
                 const Exec& exec,
@@ -150,12 +151,15 @@ struct AddMigratedBack {
 
 /// Collective: `out` = `in` moved along the plan ([plan.before()] → [plan.after()], in
 /// `exec`'s memory; any trivially copyable element: positions, fields, kinds, dual numbers).
-/// Throws naming the view of the wrong size, on every rank.
+/// Throws naming `plan` (empty) or the view of the wrong size on every rank when any rank finds
+/// one.
 template <class E, class Exec>
 void migrate(const Exec& exec, const MigrationPlan<Exec>& plan, Span<const E> in, Span<E> out) {
-  detail::require_plan(plan, "dist::migrate");
-  detail::require_sizes(plan.communicator(), "dist::migrate", "in", in.size(), plan.before(), "out",
-                        out.size(), plan.after());
+  constexpr const char* function = "dist::migrate";
+  detail::require_plan_call(plan, function, [&] {
+    detail::require_size(function, "in", in.size(), plan.before());
+    detail::require_size(function, "out", out.size(), plan.after());
+  });
   detail::migrate_forward(exec, plan.data(), in.data(), out.data());
 }
 
@@ -170,18 +174,21 @@ Buffer<E, Exec> migrate(const Exec& exec, const MigrationPlan<Exec>& plan, Span<
 /// Collective: `migrate` recorded on `tape` when `x` is a `Variable` (a `Span` is moved and
 /// not recorded): returns the moved array as a tape-owned `Variable` [plan.after()]. The
 /// record keeps the plan; its backward moves the adjoints back (the reverse exchange, then the
-/// inverse permutation: no sums).
+/// inverse permutation: no sums). Throws on every rank when, on any rank, `plan` is empty or `x`
+/// is an empty `Variable`, a `Variable` of another or a cleared tape, or not [plan.before()].
 template <class Exec, class X>
 auto record_migrate(Tape<Exec>& tape, const MigrationPlan<Exec>& plan, const X& x) {
   using E = view_element_t<X>;
   constexpr const char* function = "dist::record_migrate";
-  sphad::detail::require_tracks_an_array(x, &tape, function, "x");
-  detail::require_plan(plan, function);
-  detail::require_size(plan.communicator(), function, "x", x.size(), plan.before());
+  detail::require_plan_call(plan, function, [&] {
+    sphad::detail::require_tracks_an_array(x, &tape, function, "x");
+    detail::require_size(function, "x", x.size(), plan.before());
+  });
   Variable<E> out = sphad::detail::TapeAccess::make_output<E>(tape, plan.after());
   detail::migrate_forward(tape.exec(), plan.data(), primal_view(x).data(),
                           const_cast<E*>(out.data()));
-  detail::push_linear<detail::AddMigratedBack>(tape, plan.shared(), x, out, "x");
+  detail::push_linear<detail::AddMigratedBack>(tape, plan.communicator(), plan.shared(), x, out,
+                                               "x");
   return out;
 }
 

@@ -6,8 +6,13 @@
 
 #include <sphad/ad/tape.hpp>
 #include <sphad/ad/variable.hpp>
+#include <sphad/dist/communicator.hpp>
+#include <sphad/errors.hpp>
 
+#include <cstdint>
 #include <memory>
+#include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -41,9 +46,22 @@ struct LinearRecord final : sphad::detail::Record<Exec> {
   }
 };
 
-/// Pushes a `LinearRecord` onto `tape` when `x` is a `Variable` (a `Span` is a constant).
+/// A communicator's handle as a number (a pointer in Open MPI, an integer in MPICH).
+template <class Comm>
+std::uintptr_t communicator_key(Comm comm) {
+  if constexpr (std::is_pointer_v<Comm>) {
+    return reinterpret_cast<std::uintptr_t>(comm);
+  } else {
+    return static_cast<std::uintptr_t>(comm);
+  }
+}
+
+/// Pushes a `LinearRecord` onto `tape` when `x` is a `Variable` (a `Span` is a constant), and
+/// makes the tape's checks before a sweep collective over `comm` (the record's sweep exchanges:
+/// a rank failing its checks alone would leave the others waiting).
 template <class Adjoint, class Exec, class Plan, class X, class E>
 void push_linear(Tape<Exec>& tape,
+                 const Communicator& comm,
                  std::shared_ptr<const Plan> plan,
                  const X& x,
                  const Variable<E>& out,
@@ -51,6 +69,14 @@ void push_linear(Tape<Exec>& tape,
   if constexpr (is_variable_v<X>) {
     sphad::detail::TapeAccess::push(tape, std::make_unique<LinearRecord<Exec, E, Plan, Adjoint>>(
                                               std::move(plan), x, out, input));
+    sphad::detail::TapeAccess::agree_before_sweep(tape, communicator_key(comm.comm()),
+                                                  [comm](const std::string* error) {
+                                                    comm.require_all_pass([&] {
+                                                      if (error != nullptr) {
+                                                        throw InvalidArgument(*error);
+                                                      }
+                                                    });
+                                                  });
   }
 }
 
