@@ -5,8 +5,10 @@
 set -euo pipefail
 
 # Ninja is the presets' generator; ccache, when present, caches every compilation outside the
-# checkout (see docs/build.md).
-packages=(cmake g++ ninja-build ccache git catch2 libbenchmark-dev openmpi-bin libopenmpi-dev "$@")
+# checkout (see docs/build.md). python3-vtk9: VTK's reader, with which the io tests read back the
+# .vtu files (about 45 MB to download; tests/io/read_vtu.py).
+packages=(cmake g++ ninja-build ccache git catch2 libbenchmark-dev openmpi-bin libopenmpi-dev
+  python3-vtk9 "$@")
 missing=()
 for package in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then

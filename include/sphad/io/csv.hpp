@@ -7,17 +7,20 @@
 #include <sphad/errors.hpp>
 #include <sphad/io/detail/output.hpp>
 
+#include <cmath>
 #include <cstddef>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
 
 /// \file
 /// \brief `CsvWriter` and `write_csv`: columns of numbers as comma-separated text, a header
-/// line first, every value with 17 significant digits (a double's exact round trip).
+/// line first, every value with 17 significant digits (a double's exact round trip; NaN as
+/// `nan`, the infinities as `inf` and `-inf`).
 
 namespace sphad::io {
 
@@ -39,6 +42,19 @@ inline std::string csv_field(std::string_view field) {
   return out + "\"";
 }
 
+/// Writes `value` as a CSV field: 17 significant digits (the stream's precision), `nan` for
+/// every NaN (whatever its sign: the C library would write `-nan` for some), `inf` and `-inf`
+/// for the infinities, spelled the same on every platform.
+inline void write_csv_number(std::ostream& out, double value) {
+  if (std::isnan(value)) {
+    out << "nan";
+  } else if (std::isinf(value)) {
+    out << (value > 0 ? "inf" : "-inf");
+  } else {
+    out << value;
+  }
+}
+
 /// Writes `fields` as one line.
 inline void write_csv_header(std::ostream& out, const std::vector<std::string>& fields) {
   for (std::size_t i = 0; i < fields.size(); ++i) {
@@ -51,9 +67,10 @@ inline void write_csv_header(std::ostream& out, const std::vector<std::string>& 
 
 /// A CSV file written a row at a time: `CsvWriter csv("energy.csv", {"t", "E"});` writes the
 /// header line, then `csv.row({t, e})` a line of values, flushed at once (a run stopped part way
-/// leaves every row it wrote). Values are written with 17 significant digits ("nan" and "inf"
-/// as the C++ streams spell them); a header field holding a comma or a quote is quoted. Lines
-/// end with `\n`. The file is closed when the writer is destroyed.
+/// leaves every row it wrote). Values are written with 17 significant digits, which read back
+/// (`strtod`, Python's `float`) to the same bits, denormals, ±DBL_MAX and -0 included; every
+/// NaN as `nan`, the infinities as `inf` and `-inf`. A header field holding a comma or a quote
+/// is quoted. Lines end with `\n`. The file is closed when the writer is destroyed.
 class CsvWriter {
 public:
   /// Creates (or replaces) `path` and writes `header`, the column names. Throws
@@ -74,7 +91,8 @@ public:
                   sphad::detail::concat("one value per column (got ", values.size(), ", expected ",
                                         columns_, ")"));
     for (std::size_t i = 0; i < values.size(); ++i) {
-      out_ << (i == 0 ? "" : ",") << values[i];
+      out_ << (i == 0 ? "" : ",");
+      detail::write_csv_number(out_, values[i]);
     }
     out_ << '\n';
     detail::check_output(out_, path_, "io::CsvWriter::row");
@@ -90,9 +108,11 @@ private:
 };
 
 /// Writes a whole CSV file at once: the `header` line, then row i holding `columns[j][i]` for
-/// every column j. Throws `sphad::InvalidArgument` (writing nothing) when `header` is empty or
-/// does not name every column, when the columns' lengths differ, or when `path` cannot be
-/// opened; `std::runtime_error` when writing fails.
+/// every column j, values as `CsvWriter` writes them. The file is written as `<path>.partial`
+/// and renamed over `path`: a failed write leaves `path` as it was. Throws
+/// `sphad::InvalidArgument` (writing nothing) when `header` is empty or does not name every
+/// column, when the columns' lengths differ, or when `path` cannot be opened;
+/// `std::runtime_error` when writing or the rename fails.
 inline void write_csv(const std::filesystem::path& path,
                       const std::vector<std::string>& header,
                       const std::vector<std::vector<double>>& columns) {
@@ -106,16 +126,17 @@ inline void write_csv(const std::filesystem::path& path,
                                         columns[j].size(), " values, column `", header[0], "` has ",
                                         columns[0].size(), ")"));
   }
-  auto out = detail::open_output(path, "io::write_csv");
-  out << std::setprecision(17);
-  detail::write_csv_header(out, header);
-  for (std::size_t i = 0; i < columns[0].size(); ++i) {
-    for (std::size_t j = 0; j < columns.size(); ++j) {
-      out << (j == 0 ? "" : ",") << columns[j][i];
+  detail::write_file(path, "io::write_csv", [&](std::ofstream& out) {
+    out << std::setprecision(17);
+    detail::write_csv_header(out, header);
+    for (std::size_t i = 0; i < columns[0].size(); ++i) {
+      for (std::size_t j = 0; j < columns.size(); ++j) {
+        out << (j == 0 ? "" : ",");
+        detail::write_csv_number(out, columns[j][i]);
+      }
+      out << '\n';
     }
-    out << '\n';
-  }
-  detail::check_output(out, path, "io::write_csv");
+  });
 }
 
 } // namespace sphad::io

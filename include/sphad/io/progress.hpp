@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -44,19 +45,31 @@ inline double steady_seconds() {
 }
 
 /// A simulated time with 4 decimals (`0.2400`), in scientific notation (`1.2500e-06`) when
-/// `scale`, the end time, is below 1e-3 or from 1e5 on.
+/// `scale`, the end time, is below 1e-3 or from 1e5 on, or `t` itself from 1e9 on; `nan`, `inf`
+/// and `-inf` for a time that is not finite (a run that blew up says so).
 inline std::string format_sim_time(double t, double scale) {
+  if (std::isnan(t)) {
+    return "nan";
+  }
+  if (std::isinf(t)) {
+    return t > 0 ? "inf" : "-inf";
+  }
   const double magnitude = std::abs(scale);
-  const bool fixed = magnitude == 0.0 || (magnitude >= 1e-3 && magnitude < 1e5);
+  const bool fixed =
+      (magnitude == 0.0 || (magnitude >= 1e-3 && magnitude < 1e5)) && std::abs(t) < 1e9;
   char text[64];
   std::snprintf(text, sizeof text, fixed ? "%.4f" : "%.4e", t);
   return text;
 }
 
-/// A wall-clock duration: `4.7 s` under a minute, `12 min 05 s` under an hour, `2 h 03 min`.
+/// A wall-clock duration: `4.7 s` under a minute, `12 min 05 s` under an hour, `2 h 03 min`
+/// (at most 10^9 hours); `--` when unknown (NaN, infinite or negative: a broken clock).
 inline std::string format_duration(double seconds) {
+  if (!(seconds >= 0.0) || !std::isfinite(seconds)) {
+    return "--";
+  }
   char text[64];
-  if (!(seconds < 60.0)) {
+  if (seconds >= 60.0) {
     const auto whole = static_cast<long long>(std::llround(std::min(seconds, 3.6e12)));
     if (whole < 3600) {
       std::snprintf(text, sizeof text, "%lld min %02lld s", whole / 60, whole % 60);
@@ -64,8 +77,19 @@ inline std::string format_duration(double seconds) {
       std::snprintf(text, sizeof text, "%lld h %02lld min", whole / 3600, whole % 3600 / 60);
     }
   } else {
-    std::snprintf(text, sizeof text, "%.1f s", std::max(seconds, 0.0));
+    std::snprintf(text, sizeof text, "%.1f s", seconds);
   }
+  return text;
+}
+
+/// A rate in steps per second: one decimal (`812.3`), scientific from 1e9 on (`1.000e+18`), `--`
+/// when unknown.
+inline std::string format_rate(double rate) {
+  if (!std::isfinite(rate)) {
+    return "--";
+  }
+  char text[64];
+  std::snprintf(text, sizeof text, std::abs(rate) < 1e9 ? "%.1f" : "%.3e", rate);
   return text;
 }
 
@@ -85,9 +109,11 @@ inline bool is_terminal(std::FILE* stream) {
 /// `options.interval_seconds`, the line
 /// `step 1200/5000  t = 0.2400/1.0000  812.3 steps/s  ETA 4.7 s`; `progress.finish()` prints
 /// `done 5000 steps  t = 1.0000  in 6.2 s  806.5 steps/s` and a newline. Rates are means since
-/// construction (`step` counts the steps done); the ETA is the steps left at that rate. On a
-/// terminal each line overwrites the last (`\r`), elsewhere (a log file) lines end with `\n`.
-/// The clock is `std::chrono::steady_clock` unless another source of seconds is given (tests).
+/// construction (`step` counts the steps done); the ETA is the steps left at that rate. A figure
+/// that is unknown — no time has passed yet, or the clock gave NaN, ∞ or went backwards — prints
+/// as `--`; a simulated time that is not finite as `nan`, `inf`, `-inf`. On a terminal each
+/// line overwrites the last (`\r`), elsewhere (a log file) lines end with `\n`. The clock is
+/// `std::chrono::steady_clock` unless another source of seconds is given (tests).
 class Progress {
 public:
   /// Starts the clock. Throws `sphad::InvalidArgument` when `total_steps` < 1, `t_end` is not
@@ -126,15 +152,17 @@ public:
     }
     last_print_ = now;
     const double rate = rate_at(now);
-    const std::string eta = step >= total_steps_ ? detail::format_duration(0.0)
-                            : rate > 0.0
-                                ? detail::format_duration(double(total_steps_ - step) / rate)
-                                : std::string("?");
+    // The steps left in double: the difference of two int64 may overflow.
+    const std::string eta =
+        step >= total_steps_ ? detail::format_duration(0.0)
+        : rate > 0.0         ? detail::format_duration((double(total_steps_) - double(step)) / rate)
+                             : std::string("--");
     char text[256];
-    std::snprintf(text, sizeof text, "step %lld/%lld  t = %s/%s  %.1f steps/s  ETA %s",
+    std::snprintf(text, sizeof text, "step %lld/%lld  t = %s/%s  %s steps/s  ETA %s",
                   static_cast<long long>(step), static_cast<long long>(total_steps_),
                   detail::format_sim_time(time, t_end_).c_str(),
-                  detail::format_sim_time(t_end_, t_end_).c_str(), rate, eta.c_str());
+                  detail::format_sim_time(t_end_, t_end_).c_str(),
+                  detail::format_rate(rate).c_str(), eta.c_str());
     print(text, false);
   }
 
@@ -147,16 +175,19 @@ public:
     finished_ = true;
     const double now = seconds_();
     char text[256];
-    std::snprintf(text, sizeof text, "done %lld steps  t = %s  in %s  %.1f steps/s",
+    std::snprintf(text, sizeof text, "done %lld steps  t = %s  in %s  %s steps/s",
                   static_cast<long long>(step_), detail::format_sim_time(time_, t_end_).c_str(),
-                  detail::format_duration(now - start_).c_str(), rate_at(now));
+                  detail::format_duration(now - start_).c_str(),
+                  detail::format_rate(rate_at(now)).c_str());
     print(text, true);
   }
 
 private:
+  // NaN (unknown) unless a finite, positive time has passed.
   double rate_at(double now) const {
     const double elapsed = now - start_;
-    return elapsed > 0.0 ? double(step_) / elapsed : 0.0;
+    return elapsed > 0.0 && std::isfinite(elapsed) ? double(step_) / elapsed
+                                                   : std::numeric_limits<double>::quiet_NaN();
   }
 
   // A terminal's line is rewritten in place, padded over the longer line it replaces.

@@ -5,6 +5,7 @@
 #include <sphad/config.hpp>
 
 #include <sphad/errors.hpp>
+#include <sphad/io/detail/axis.hpp>
 #include <sphad/io/detail/output.hpp>
 #include <sphad/span.hpp>
 
@@ -12,8 +13,8 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <string>
 #include <utility>
@@ -25,80 +26,13 @@
 
 namespace sphad::io {
 
-namespace detail {
-
-/// The ticks of one axis, and the range they span (the axis's extent).
-struct Ticks {
-  double lo = 0.0;
-  double hi = 1.0;
-  std::vector<double> values;
-  std::vector<std::string> labels; ///< SVG text content (escaped)
-};
-
-/// About 5 ticks on [lo, hi] at a step of 1, 2 or 5 times a power of ten; the range grows to the
-/// ticks around it. An empty range grows to a unit one.
-inline Ticks linear_ticks(double lo, double hi) {
-  if (!(hi > lo)) {
-    const double half = lo == 0.0 ? 0.5 : 0.5 * std::abs(lo);
-    lo -= half;
-    hi += half;
-  }
-  const double raw = (hi - lo) / 5.0;
-  const int exponent = int(std::floor(std::log10(raw)));
-  const double fraction = raw / std::pow(10.0, exponent);
-  const double nice = fraction < 1.5 ? 1.0 : fraction < 3.0 ? 2.0 : fraction < 7.0 ? 5.0 : 10.0;
-  // k * nice / 10^e (not k * step) keeps decimal ticks exact: 3 * 2 / 10 is 0.6, 0.6000000000000001
-  // is 3 * 0.2.
-  const double scale = std::pow(10.0, std::abs(exponent));
-  const auto tick = [&](double k) { return exponent < 0 ? k * nice / scale : k * nice * scale; };
-  const double step = tick(1.0);
-  const double first = std::floor(lo / step + 1e-9);
-  const double last = std::ceil(hi / step - 1e-9);
-  Ticks out;
-  out.lo = tick(first);
-  out.hi = tick(last);
-  for (double k = first; k <= last; k += 1.0) {
-    const double value = tick(k);
-    char text[32];
-    std::snprintf(text, sizeof text, "%.6g", value);
-    out.values.push_back(value);
-    out.labels.emplace_back(text);
-  }
-  return out;
-}
-
-/// Decade ticks 10^k covering [lo, hi] (lo > 0), every decade up to 8 decades and every n-th
-/// beyond; labels are `10` with the exponent as a superscript.
-inline Ticks decade_ticks(double lo, double hi) {
-  int first = int(std::floor(std::log10(lo) + 1e-12));
-  int last = int(std::ceil(std::log10(hi) - 1e-12));
-  last = std::max(last, first + 1);
-  const int stride = std::max(1, (last - first + 7) / 8);
-  last = first + (last - first + stride - 1) / stride * stride;
-  Ticks out;
-  out.lo = std::pow(10.0, first);
-  out.hi = std::pow(10.0, last);
-  for (int k = first; k <= last; k += stride) {
-    out.values.push_back(std::pow(10.0, k));
-    out.labels.push_back("10<tspan dy=\"-6\" font-size=\"9\">" + std::to_string(k) + "</tspan>");
-  }
-  return out;
-}
-
-/// A number with two decimals, for coordinates.
-inline std::string svg_number(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2f", value);
-  return text;
-}
-
-} // namespace detail
-
 /// A 2D plot of line and point series, written as an 800×500 SVG document:
 /// `Plot p("Kinetic energy decay", "t", "E/E0"); p.line(t, e_exact, "analytic");
 /// p.points(t, e_sph, "SPH"); p.log_y(); p.write_svg("decay.svg");`. Each series gets its own
 /// colour (ten, then repeated) and a legend entry; linear axes carry about 5 ticks at 1-2-5
-/// steps, logarithmic ones decade ticks. Text is escaped for XML; labels may be UTF-8.
+/// steps, logarithmic ones decade ticks. Any finite data draws: a range of one value, or one
+/// narrower than a millionth of its magnitude, widens around it; ranges reach ±DBL_MAX. Text is
+/// escaped for XML; labels may be UTF-8 (bytes XML cannot carry become U+FFFD).
 class Plot {
 public:
   /// An empty plot with a title and the axes' titles.
@@ -129,13 +63,12 @@ public:
   /// logarithmic axis is not positive.
   std::string svg() const { return render("io::Plot::svg"); }
 
-  /// Writes the SVG document to `path`; throws as `svg` (writing nothing), and when `path`
-  /// cannot be opened.
+  /// Writes the SVG document to `path`, through `<path>.partial` renamed over it (a failed write
+  /// leaves `path` as it was). Throws as `svg` (writing nothing); `sphad::InvalidArgument`
+  /// naming `path` when the file cannot be opened, `std::runtime_error` when writing fails.
   void write_svg(const std::filesystem::path& path) const {
     const std::string text = render("io::Plot::write_svg");
-    auto out = detail::open_output(path, "io::Plot::write_svg");
-    out << text;
-    detail::check_output(out, path, "io::Plot::write_svg");
+    detail::write_file(path, "io::Plot::write_svg", [&](std::ofstream& out) { out << text; });
   }
 
 private:
@@ -197,15 +130,11 @@ private:
     using detail::xml_escape;
     const detail::Ticks xt = axis(false, log_x_, function);
     const detail::Ticks yt = axis(true, log_y_, function);
-    const auto scaled = [](double v, const detail::Ticks& t, bool log) {
-      return log ? (std::log10(v) - std::log10(t.lo)) / (std::log10(t.hi) - std::log10(t.lo))
-                 : (v - t.lo) / (t.hi - t.lo);
-    };
     const auto px = [&](double x) {
-      return area_left + scaled(x, xt, log_x_) * (area_right - area_left);
+      return area_left + detail::axis_fraction(x, xt, log_x_) * (area_right - area_left);
     };
     const auto py = [&](double y) {
-      return area_bottom - scaled(y, yt, log_y_) * (area_bottom - area_top);
+      return area_bottom - detail::axis_fraction(y, yt, log_y_) * (area_bottom - area_top);
     };
 
     std::string s = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"

@@ -9,11 +9,15 @@
 #include <sphad/math/vec.hpp>
 #include <sphad/span.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iomanip>
-#include <locale>
+#include <ostream>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -22,8 +26,9 @@
 
 /// \file
 /// \brief `VtuFrame` and `PvdSeries`: particles and their point arrays as VTK XML files that
-/// ParaView opens — one UnstructuredGrid `.vtu` per frame (ASCII, every particle a vertex cell)
-/// and a `.pvd` collection listing the frames with their times.
+/// ParaView opens — one UnstructuredGrid `.vtu` per frame (every particle a vertex cell, data
+/// arrays in base64 binary: every value's bits, NaN and infinities included) and a `.pvd`
+/// collection listing the frames with their times.
 ///
 /// Host only: every array is read on the host. Data in device memory is the caller's to copy
 /// to the host first (`exec::to_host`, or a `thrust::host_vector`).
@@ -32,7 +37,7 @@ namespace sphad::io {
 
 namespace detail {
 
-/// VTK's name of a scalar type, its digits for a lossless round trip, and whether it is one.
+/// VTK's name of a scalar type, and whether it is one.
 template <class S>
 struct VtkScalar {
   static constexpr bool supported = false;
@@ -41,25 +46,21 @@ template <>
 struct VtkScalar<float> {
   static constexpr bool supported = true;
   static constexpr const char* name = "Float32";
-  static constexpr int digits = 9;
 };
 template <>
 struct VtkScalar<double> {
   static constexpr bool supported = true;
   static constexpr const char* name = "Float64";
-  static constexpr int digits = 17;
 };
 template <>
 struct VtkScalar<std::int32_t> {
   static constexpr bool supported = true;
   static constexpr const char* name = "Int32";
-  static constexpr int digits = 10;
 };
 template <>
 struct VtkScalar<std::int64_t> {
   static constexpr bool supported = true;
   static constexpr const char* name = "Int64";
-  static constexpr int digits = 19;
 };
 
 /// An array element: a supported scalar (1 component) or a `Vec` of one, D <= 3 (written as 3
@@ -69,41 +70,78 @@ struct VtkElement {
   using scalar_type = E;
   static constexpr int dim = 1;
   static constexpr int components = 1;
-  static scalar_type component(const E& e, int) { return e; }
+  static const scalar_type* data(const E& e) { return &e; }
 };
 template <class S, int D>
 struct VtkElement<Vec<S, D>> {
   using scalar_type = S;
   static constexpr int dim = D;
   static constexpr int components = 3;
-  static scalar_type component(const Vec<S, D>& e, int i) { return i < D ? e[i] : S(0); }
+  static const scalar_type* data(const Vec<S, D>& e) { return &e[0]; }
 };
 
-/// The elements of `values` as ASCII text, one element (its components space-separated) a line.
+/// Appends the bytes of `value` to `out`, least significant first, whatever the host's order.
+template <class S>
+void append_little_endian(std::string& out, const S& value) {
+  using Bits = std::conditional_t<sizeof(S) == 8, std::uint64_t,
+                                  std::conditional_t<sizeof(S) == 4, std::uint32_t, std::uint8_t>>;
+  Bits bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  for (std::size_t b = 0; b < sizeof bits; ++b) {
+    out += char((std::uint64_t(bits) >> (8 * b)) & 0xFF);
+  }
+}
+
+/// The elements of `values` as a VTK data array's bytes (little-endian), components padded.
 template <class E>
-std::string vtk_ascii(Span<const E> values) {
+std::string vtk_bytes(Span<const E> values) {
   using Element = VtkElement<E>;
   using S = typename Element::scalar_type;
-  std::ostringstream out;
-  out.imbue(std::locale::classic());
-  out << std::setprecision(VtkScalar<S>::digits);
+  std::string out;
+  out.reserve(std::size_t(values.size()) * Element::components * sizeof(S));
   for (std::int64_t i = 0; i < values.size(); ++i) {
+    const S* components = Element::data(values[i]);
     for (int c = 0; c < Element::components; ++c) {
-      out << (c == 0 ? "" : " ") << Element::component(values[i], c);
+      // Copied as bits, never as a value: a signalling NaN stays one.
+      append_little_endian(out, c < Element::dim ? components[c] : S(0));
     }
-    out << '\n';
   }
-  return out.str();
+  return out;
+}
+
+/// Writes one inline binary DataArray: the attributes, then base64 of its byte count (UInt64,
+/// little-endian) followed by its bytes, as one run (VTK's `header_type="UInt64"` layout).
+inline void write_data_array(std::ostream& out,
+                             const char* type,
+                             const std::string& name,
+                             int components,
+                             const std::string& bytes) {
+  out << "        <DataArray type=\"" << type << "\"";
+  if (!name.empty()) {
+    out << " Name=\"" << xml_escape(name) << "\"";
+  }
+  if (components > 1) {
+    out << " NumberOfComponents=\"" << components << "\"";
+  }
+  out << " format=\"binary\">\n          ";
+  std::string header;
+  append_little_endian(header, std::uint64_t(bytes.size()));
+  Base64Writer base64(out);
+  base64.put(reinterpret_cast<const unsigned char*>(header.data()), header.size());
+  base64.put(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
+  base64.finish();
+  out << "\n        </DataArray>\n";
 }
 
 } // namespace detail
 
 /// One frame of particles for a `.vtu` file: positions, then named point arrays.
 /// `VtuFrame frame(x); frame.add("density", rho).add("velocity", v); frame.write("f.vtu");`.
-/// The frame copies what it is given (as text), so the arrays may change after `add`.
+/// The frame copies what it is given, so the arrays may change after `add`.
 /// Positions are `Vec<T, D>`, T float or double, D = 1, 2, 3, padded to 3 components with
 /// zeros; point arrays hold float, double, `std::int32_t`, `std::int64_t` or `Vec`s of them
-/// (D <= 3, padded to 3 components), one element per particle. Host memory only.
+/// (D <= 3, padded to 3 components), one element per particle. Every value is written with its
+/// exact bits (NaN, ±∞ and denormals too). Host memory only.
 class VtuFrame {
 public:
   /// A frame of `positions.size()` particles.
@@ -112,7 +150,7 @@ public:
     static_assert(std::is_floating_point_v<T> && D >= 1 && D <= 3,
                   "sphad::io::VtuFrame: positions must be Vec<float or double, D>, D = 1, 2, 3");
     points_type_ = detail::VtkScalar<T>::name;
-    points_ = detail::vtk_ascii(positions);
+    points_ = detail::vtk_bytes(positions);
   }
   /// A frame of the particles at `positions` (a mutable view).
   template <class T, int D>
@@ -123,7 +161,9 @@ public:
       : VtuFrame(Span<const Vec<T, D>>(positions)) {}
 
   /// Adds the point array `name`, one element per particle. Throws `sphad::InvalidArgument`
-  /// when `name` is empty or already taken, or `values` has not one element per particle.
+  /// when `name` is empty or already taken, or `values` has not one element per particle. A
+  /// name's bytes that XML cannot carry (invalid UTF-8, control characters other than tab and
+  /// line breaks) are written as U+FFFD; two names equal after that are taken.
   template <class E>
   VtuFrame& add(const std::string& name, Span<const E> values) {
     using Element = detail::VtkElement<E>;
@@ -131,15 +171,16 @@ public:
                   "sphad::io::VtuFrame::add: elements must be float, double, std::int32_t, "
                   "std::int64_t or a Vec of one with D <= 3");
     SPHAD_REQUIRE(!name.empty(), "io::VtuFrame::add", "name", "empty");
+    const std::string escaped = detail::xml_escape(name);
     for (const auto& array : arrays_) {
-      SPHAD_REQUIRE(array.name != name, "io::VtuFrame::add", "name",
+      SPHAD_REQUIRE(detail::xml_escape(array.name) != escaped, "io::VtuFrame::add", "name",
                     sphad::detail::concat("an array named `", name, "` was already added"));
     }
     SPHAD_REQUIRE(values.size() == size_, "io::VtuFrame::add", "values",
                   sphad::detail::concat("array `", name, "` needs one element per particle (got ",
                                         values.size(), ", expected ", size_, ")"));
     arrays_.push_back({name, detail::VtkScalar<typename Element::scalar_type>::name,
-                       Element::components, detail::vtk_ascii(values)});
+                       Element::components, detail::vtk_bytes(values)});
     return *this;
   }
   /// Adds the point array `name` from a mutable view.
@@ -156,39 +197,46 @@ public:
   /// The number of particles.
   std::int64_t size() const { return size_; }
 
-  /// Writes the frame to `path` (a `.vtu` file, replaced if it exists): an UnstructuredGrid
-  /// with one VTK_VERTEX cell per particle, ASCII data arrays. Throws `sphad::InvalidArgument`
-  /// when `path` cannot be opened, `std::runtime_error` when writing fails.
+  /// Writes the frame to `path` (a `.vtu` file, replaced if it exists): a VTK XML
+  /// UnstructuredGrid (version 1.0, `header_type="UInt64"`) with one VTK_VERTEX cell per
+  /// particle and inline base64 binary data arrays. The file is written as `<path>.partial` and
+  /// renamed over `path`: a failed write leaves `path` as it was and removes the `.partial`.
+  /// Throws `sphad::InvalidArgument` naming `path` when the file cannot be opened,
+  /// `std::runtime_error` when writing or the rename fails.
   void write(const std::filesystem::path& path) const {
-    auto out = detail::open_output(path, "io::VtuFrame::write");
-    out << "<?xml version=\"1.0\"?>\n"
-        << "<VTKFile type=\"UnstructuredGrid\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
-        << "  <UnstructuredGrid>\n"
-        << "    <Piece NumberOfPoints=\"" << size_ << "\" NumberOfCells=\"" << size_ << "\">\n"
-        << "      <PointData>\n";
-    for (const auto& array : arrays_) {
-      out << "        <DataArray type=\"" << array.type << "\" Name=\""
-          << detail::xml_escape(array.name) << "\"";
-      if (array.components > 1) {
-        out << " NumberOfComponents=\"" << array.components << "\"";
+    detail::write_file(path, "io::VtuFrame::write", [&](std::ofstream& out) {
+      out << "<?xml version=\"1.0\"?>\n"
+          << "<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" byte_order=\"LittleEndian\" "
+             "header_type=\"UInt64\">\n"
+          << "  <UnstructuredGrid>\n"
+          << "    <Piece NumberOfPoints=\"" << size_ << "\" NumberOfCells=\"" << size_ << "\">\n"
+          << "      <PointData>\n";
+      for (const auto& array : arrays_) {
+        detail::write_data_array(out, array.type, array.name, array.components, array.bytes);
       }
-      out << " format=\"ascii\">\n" << array.text << "        </DataArray>\n";
-    }
-    out << "      </PointData>\n"
-        << "      <Points>\n"
-        << "        <DataArray type=\"" << points_type_
-        << "\" NumberOfComponents=\"3\" format=\"ascii\">\n"
-        << points_ << "        </DataArray>\n"
-        << "      </Points>\n"
-        << "      <Cells>\n";
-    write_cell_array(out, "Int64", "connectivity", [](std::int64_t i) { return i; });
-    write_cell_array(out, "Int64", "offsets", [](std::int64_t i) { return i + 1; });
-    write_cell_array(out, "UInt8", "types", [](std::int64_t) { return 1; }); // VTK_VERTEX
-    out << "      </Cells>\n"
-        << "    </Piece>\n"
-        << "  </UnstructuredGrid>\n"
-        << "</VTKFile>\n";
-    detail::check_output(out, path, "io::VtuFrame::write");
+      out << "      </PointData>\n"
+          << "      <Points>\n";
+      detail::write_data_array(out, points_type_, "", 3, points_);
+      out << "      </Points>\n"
+          << "      <Cells>\n";
+      std::string bytes;
+      bytes.reserve(std::size_t(size_) * 8);
+      for (std::int64_t i = 0; i < size_; ++i) {
+        detail::append_little_endian(bytes, i);
+      }
+      detail::write_data_array(out, "Int64", "connectivity", 1, bytes);
+      bytes.clear();
+      for (std::int64_t i = 0; i < size_; ++i) {
+        detail::append_little_endian(bytes, i + 1);
+      }
+      detail::write_data_array(out, "Int64", "offsets", 1, bytes);
+      bytes.assign(std::size_t(size_), char(1)); // VTK_VERTEX
+      detail::write_data_array(out, "UInt8", "types", 1, bytes);
+      out << "      </Cells>\n"
+          << "    </Piece>\n"
+          << "  </UnstructuredGrid>\n"
+          << "</VTKFile>\n";
+    });
   }
 
 private:
@@ -196,17 +244,8 @@ private:
     std::string name;
     const char* type;
     int components;
-    std::string text;
+    std::string bytes; // little-endian, components padded
   };
-
-  template <class F>
-  void write_cell_array(std::ostream& out, const char* type, const char* name, F value) const {
-    out << "        <DataArray type=\"" << type << "\" Name=\"" << name << "\" format=\"ascii\">\n";
-    for (std::int64_t i = 0; i < size_; ++i) {
-      out << value(i) << '\n';
-    }
-    out << "        </DataArray>\n";
-  }
 
   std::int64_t size_ = 0;
   const char* points_type_ = "Float64";
@@ -222,14 +261,19 @@ private:
 class PvdSeries {
 public:
   /// A series in `directory` (created, with its parents, when missing). Throws
-  /// `sphad::InvalidArgument` when `basename` is empty or holds a path separator, or
-  /// `directory` cannot be created.
+  /// `sphad::InvalidArgument` when `basename` is empty, holds a path separator, a control
+  /// character or bytes that are not UTF-8, or `directory` cannot be created.
   PvdSeries(std::filesystem::path directory, std::string basename)
       : directory_(std::move(directory)), basename_(std::move(basename)) {
     SPHAD_REQUIRE(!basename_.empty() && basename_.find_first_of("/\\") == std::string::npos,
                   "io::PvdSeries", "basename",
                   sphad::detail::concat("must be a non-empty file name without a directory (got `",
                                         basename_, "`)"));
+    SPHAD_REQUIRE(detail::is_xml_text(basename_) &&
+                      std::none_of(basename_.begin(), basename_.end(),
+                                   [](char c) { return static_cast<unsigned char>(c) < 0x20; }),
+                  "io::PvdSeries", "basename",
+                  "must be UTF-8 text without control characters (the .pvd names its files)");
     std::error_code error;
     std::filesystem::create_directories(directory_, error);
     SPHAD_REQUIRE(!error && std::filesystem::is_directory(directory_), "io::PvdSeries", "directory",
@@ -238,8 +282,10 @@ public:
   }
 
   /// Writes `frame` as the next file of the series, at time `time`, then rewrites the `.pvd`;
-  /// returns the path of the `.vtu` written. Throws `sphad::InvalidArgument` when `time` is not
-  /// finite (before writing anything) or a file cannot be opened.
+  /// returns the path of the `.vtu` written. Both files are written through a `.partial` file
+  /// renamed over them (see `VtuFrame::write`). Throws `sphad::InvalidArgument` when `time` is
+  /// not finite (before writing anything) or a file cannot be opened, `std::runtime_error` when
+  /// writing one fails (a frame written before the `.pvd` failed is listed by the next write).
   std::filesystem::path write(double time, const VtuFrame& frame) {
     SPHAD_REQUIRE(std::isfinite(time), "io::PvdSeries::write", "time",
                   sphad::detail::concat("not finite (got ", time, ")"));
@@ -261,11 +307,7 @@ public:
 private:
   // Written beside the target and renamed over it: a viewer never reads half a collection.
   void write_collection() const {
-    const auto target = pvd_path();
-    auto partial = target;
-    partial += ".partial";
-    {
-      auto out = detail::open_output(partial, "io::PvdSeries::write");
+    detail::write_file(pvd_path(), "io::PvdSeries::write", [&](std::ofstream& out) {
       out << std::setprecision(17);
       out << "<?xml version=\"1.0\"?>\n"
           << "<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
@@ -276,9 +318,7 @@ private:
       }
       out << "  </Collection>\n"
           << "</VTKFile>\n";
-      detail::check_output(out, partial, "io::PvdSeries::write");
-    }
-    std::filesystem::rename(partial, target);
+    });
   }
 
   std::filesystem::path directory_;
