@@ -4,14 +4,15 @@
 # SECONDS (default 60), all at once, starting from its committed corpus in tests/fuzz/corpus
 # (so every past finding is replayed first). New inputs go to build/fuzz/corpus/<target>, the
 # input of a finding to build/fuzz/findings/. Exits non-zero when any target finds anything.
-# Usage: scripts/fuzz.sh [SECONDS] [TARGET ...]   (targets: evaluate neighbor_list tape)
+# Usage: scripts/fuzz.sh [SECONDS] [TARGET ...]
+#   (targets: evaluate neighbor_list output tape rollout solver)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
 targets=("$@")
 if [ "${#targets[@]}" -eq 0 ]; then
-  targets=(evaluate neighbor_list tape)
+  targets=(evaluate neighbor_list output tape rollout solver)
 fi
 bash scripts/install-deps.sh clang libclang-rt-14-dev
 cmake --preset fuzz >/dev/null

@@ -9,6 +9,7 @@
 #include <sphad/math/vec.hpp>
 
 #include <cmath>
+#include <limits>
 
 /// \file
 /// \brief `Domain<D, T>`: the simulation box and which of its axes are periodic.
@@ -61,6 +62,14 @@ void validate_domain(const Domain<D, T>& domain, const char* function, const cha
                   detail::concat("bounds are inverted (axis ", a, ": got min ", domain.min[a],
                                  ", max ", domain.max[a], ")"));
   }
+}
+
+/// Whether a coordinate is one a pair vector can be formed from: |x| ≤ max/2 (so x_i − x_j is
+/// finite); false for NaN and ±∞. Searches and operators reject positions outside this range.
+template <class T>
+SPHAD_HOST_DEVICE SPHAD_INLINE bool coordinate_in_range(T x) {
+  constexpr T half_max = std::numeric_limits<T>::max() / T(2);
+  return x <= half_max && x >= -half_max;
 }
 
 } // namespace sphad

@@ -221,3 +221,63 @@ TEST_CASE("integrators: rates of the wrong size name the integrator and the fiel
   CHECK_THROWS_WITH(solver::predictor_corrector(tape, s, 0.1, ShortRates{}),
                     Catch::Contains("solver::predictor_corrector: argument `rates`"));
 }
+
+TEST_CASE("pressure force and viscosities: a particle of density 0 contributes 0, no NaN",
+          "[solver][terms][nan]") {
+  const exec::host ex;
+  const std::vector<V2> x{{0.5, 0.5}, {0.55, 0.5}, {0.5, 0.56}};
+  const std::vector<double> hs(3, 0.3), m(3, 0.01), rho{1.0, 0.0, 1.1};
+  const std::vector<std::int32_t> kinds(3, 0);
+  const Domain<2, double> domain{{0, 0}, {1, 1}, {false, false}};
+  const auto set =
+      ParticleSet<2, double>{view(x), view(hs), view(m), view(kinds)}.with_densities(view(rho));
+  const auto list = build_neighbor_list<SupportScheme::Gather>(ex, set.search_points(),
+                                                               set.search_points(), domain);
+  const std::vector<double> p{1.0, 2.0, 3.0};
+  const std::vector<V2> u{{1, 0}, {0, 1}, {-1, 0}};
+  const std::vector<Vec<double, 3>> uc{{1, 0, 10}, {0, 1, 10}, {-1, 0, 10}};
+  const auto a = apply<solver::PressureForce<K>>(ex, set, set, domain, list, view(p), view(p));
+  const auto b = apply<solver::PressureForce<K, solver::PressureForm::Averaged>>(
+      ex, set, set, domain, list, view(p), view(p));
+  const auto c = apply<solver::LaminarViscosity<K>>(ex, set, set, domain, list, view(u), view(u));
+  const auto d =
+      apply<solver::ArtificialViscosity<K>>(ex, set, set, domain, list, view(uc), view(uc));
+  for (std::int64_t i = 0; i < 3; ++i) {
+    for (int e = 0; e < 2; ++e) {
+      CHECK(std::isfinite(a[i][e]));
+      CHECK(std::isfinite(b[i][e]));
+      CHECK(std::isfinite(c[i][e]));
+      CHECK(std::isfinite(d[i][e]));
+    }
+  }
+}
+
+TEST_CASE("time_step_limits: a sound speed that overflows or a step that underflows is an error",
+          "[solver][dt][errors]") {
+  CHECK_THROWS_WITH(solver::time_step_limits({0.01, 1e308, 1e308, 0.0, 0.0}),
+                    Catch::Contains("sound_speed + max_speed overflows"));
+  CHECK_THROWS_WITH(solver::time_step_limits({1e-300, 1e300, 0.0, 0.0, 0.0}),
+                    Catch::Contains("give a step that underflows to 0"));
+}
+
+TEST_CASE("searches and operators reject positions whose pair vectors would overflow",
+          "[solver][errors]") {
+  const exec::host ex;
+  const std::vector<V2> x{{0.5, 1e308}, {0.5, 0.5}};
+  const std::vector<double> hs(2, 0.3), m(2, 0.01), rho(2, 1.0);
+  const std::vector<std::int32_t> kinds(2, 0);
+  const Domain<2, double> domain{{0, 0}, {1, 1}, {true, true}};
+  const auto set =
+      ParticleSet<2, double>{view(x), view(hs), view(m), view(kinds)}.with_densities(view(rho));
+  CHECK_THROWS_WITH(build_neighbor_list<SupportScheme::Gather>(ex, set.search_points(),
+                                                               set.search_points(), domain),
+                    Catch::Contains("argument `queries`: has a position beyond half the largest "
+                                    "float at index 0"));
+  // An operator over a list of in-range positions, given the far one.
+  const std::vector<V2> near{{0.5, 0.9}, {0.5, 0.5}};
+  const auto ok = ParticleSet<2, double>{view(near), view(hs), view(m), view(kinds)};
+  const auto list = build_neighbor_list<SupportScheme::Gather>(ex, ok.search_points(),
+                                                               ok.search_points(), domain);
+  CHECK_THROWS_WITH(apply<ops::Density<K>>(ex, set, set, domain, list),
+                    Catch::Contains("has a position beyond half the largest float at index 0"));
+}

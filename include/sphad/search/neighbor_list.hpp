@@ -67,7 +67,8 @@ struct SearchOptions {
 namespace search::detail {
 
 /// Flags bad points (how CUDA searches find bad values without reading device memory on the
-/// host): bad[0] = 1 for a non-finite coordinate or a non-finite or negative support, bad[1] = 1
+/// host): bad[0] = 1 for a coordinate that is not finite or beyond ±max/2, or a non-finite or
+/// negative support, bad[1] = 1
 /// for a support above the caller's `max_support` (< 0: no bound given). Every writer of a flag
 /// stores the same value.
 template <int D, class T>
@@ -79,7 +80,7 @@ struct FlagBadPoints {
     const T h = points.supports[i];
     bool ok = h >= T(0) && h - h == T(0); // false for NaN and ±Inf
     for (int a = 0; a < D; ++a) {
-      ok = ok && points.positions[i][a] - points.positions[i][a] == T(0);
+      ok = ok && coordinate_in_range(points.positions[i][a]);
     }
     if (!ok) {
       bad[0] = 1;
@@ -294,7 +295,8 @@ NeighborList<Exec> build_list(const Exec& exec,
   // host sync: the build's one read (the total, with the bad-input flags)
   const auto host_status = exec::to_host(exec, status.data(), 3);
   SPHAD_REQUIRE(host_status[1] == 0, function, "queries",
-                "or `references` has a non-finite position or a non-finite or negative support");
+                "or `references` has a non-finite position (or one beyond half the largest "
+                "float), or a non-finite or negative support");
   SPHAD_REQUIRE(host_status[2] == 0, function, "options.max_support",
                 sphad::detail::concat("is below a support of `queries` or `references` (got ",
                                       options.max_support, "): pairs would be missed"));

@@ -4,6 +4,7 @@
 
 #include <sphad/config.hpp>
 
+#include <sphad/ad/safe.hpp>
 #include <sphad/ops/operator_concept.hpp>
 #include <sphad/solver/detail/term_base.hpp>
 
@@ -23,7 +24,8 @@ enum class PressureForm {
 /// (`Averaged`), Ĝ_ij = ∇_i W_ij with the call's corrections. The field is the pressure p
 /// (scalars), the densities are required; the output is a vector per particle. A uniform
 /// pressure still pushes where Σ_j Ĝ_ij ≠ 0 (disordered particles, free surfaces): the
-/// background pressure p_b of the equation of state acts as a repulsion against clumping.
+/// background pressure p_b of the equation of state acts as a repulsion against clumping. A
+/// quotient by a zero density is 0 (zero derivatives), as in the operators.
 template <class Kernel,
           PressureForm Form = PressureForm::Monaghan,
           SupportScheme Support = SupportScheme::Gather>
@@ -39,9 +41,10 @@ struct PressureForce : detail::TermBase<Kernel, Support>,
   template <class P>
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto particle_part(const P& p) {
     if constexpr (Form == PressureForm::Monaghan) {
-      return -p.m_j * (p.f_i / (p.rho_i * p.rho_i) + p.f_j / (p.rho_j * p.rho_j));
+      return -p.m_j *
+             (safe_divide(p.f_i, p.rho_i * p.rho_i) + safe_divide(p.f_j, p.rho_j * p.rho_j));
     } else {
-      return -p.m_j * (p.f_i + p.f_j) / (p.rho_i * p.rho_j);
+      return safe_divide(-p.m_j * (p.f_i + p.f_j), p.rho_i * p.rho_j);
     }
   }
   /// c_ij Ĝ_ij.

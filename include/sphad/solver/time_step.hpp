@@ -52,9 +52,10 @@ struct TimeStepLimits {
 };
 
 /// The limits for `in` under `rules`. Throws `InvalidArgument` naming `inputs` (and the field)
-/// when ℓ is not positive, c₀ + U_max is not positive, or an input is negative or not finite (a
-/// NaN speed or acceleration from `max_norm` means a particle's velocity is NaN), and naming
-/// `rules` when a coefficient is not finite and positive.
+/// when ℓ is not positive, c₀ + U_max is not positive or overflows, an input is negative or not
+/// finite (a NaN speed or acceleration from `max_norm` means a particle's velocity is NaN), or
+/// the limits underflow to a zero step; and naming `rules` when a coefficient is not finite and
+/// positive. A step it returns is always positive.
 inline TimeStepLimits time_step_limits(const TimeStepInputs& in, const TimeStepRules& rules = {}) {
   constexpr const char* function = "solver::time_step_limits";
   const std::pair<const char*, double> inputs[] = {{"length", in.length},
@@ -76,12 +77,18 @@ inline TimeStepLimits time_step_limits(const TimeStepInputs& in, const TimeStepR
                 sphad::detail::concat("length must be positive (got ", in.length, ")"));
   SPHAD_REQUIRE(in.sound_speed + in.max_speed > 0, function, "inputs",
                 "sound_speed + max_speed must be positive");
+  SPHAD_REQUIRE(std::isfinite(in.sound_speed + in.max_speed), function, "inputs",
+                "sound_speed + max_speed overflows");
   constexpr double none = std::numeric_limits<double>::infinity();
   TimeStepLimits out;
   out.acoustic = rules.acoustic * in.length / (in.sound_speed + in.max_speed);
   out.viscous = in.viscosity > 0 ? rules.viscous * in.length * in.length / in.viscosity : none;
   out.force =
       in.max_acceleration > 0 ? rules.force * std::sqrt(in.length / in.max_acceleration) : none;
+  SPHAD_REQUIRE(out.step() > 0, function, "inputs",
+                sphad::detail::concat("give a step that underflows to 0 (acoustic ", out.acoustic,
+                                      ", viscous ", out.viscous, ", force ", out.force,
+                                      "): the inputs' scales are out of range"));
   return out;
 }
 

@@ -4,6 +4,7 @@
 
 #include <sphad/config.hpp>
 
+#include <sphad/ad/safe.hpp>
 #include <sphad/ad/scalar_traits.hpp>
 #include <sphad/math/vec.hpp>
 #include <sphad/solver/detail/term_base.hpp>
@@ -57,7 +58,7 @@ struct ArtificialViscosity : detail::TermBase<Kernel, Support> {
     for (int e = 1; e < D; ++e) {
       mu += (p.f_i[e] - p.f_j[e]) * k[e];
     }
-    const auto scale = p.m_j * (p.f_i[D] + p.f_j[D]) * mu / (p.rho_i + p.rho_j);
+    const auto scale = safe_divide(p.m_j * (p.f_i[D] + p.f_j[D]) * mu, p.rho_i + p.rho_j);
     using S = decltype(scale * k[D]);
     Vec<S, D> out{};
     if (value_of(mu) < 0) {
@@ -111,7 +112,7 @@ struct LaminarViscosity : detail::TermBase<Kernel, Support> {
   /// 4 m_j k/(ρ_i + ρ_j) u_ij.
   template <class P, class K>
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto combine(const P& p, const K& k) {
-    return (p.f_i - p.f_j) * (4 * p.m_j * k / (p.rho_i + p.rho_j));
+    return (p.f_i - p.f_j) * safe_divide(4 * p.m_j * k, p.rho_i + p.rho_j);
   }
 };
 

@@ -181,6 +181,13 @@ check_particle_values(const exec::host&, const Set& set, const char* function, c
     }
     SPHAD_REQUIRE(finite, function, name,
                   sphad::detail::concat("has a non-finite position or support at index ", i));
+    for (int a = 0; a < Set::dim; ++a) {
+      const R x_a = R(value_of(x[i][a]));
+      SPHAD_REQUIRE(coordinate_in_range(x_a), function, name,
+                    sphad::detail::concat("has a position beyond half the largest float at "
+                                          "index ",
+                                          i, " (got ", x_a, "): its pair vectors would overflow"));
+    }
     SPHAD_REQUIRE(h_i > R(0), function, name,
                   sphad::detail::concat("has a support <= 0 at index ", i, " (got ", h_i,
                                         "); operators need h > 0"));

@@ -28,7 +28,8 @@ void validate_sizes(const SearchPoints<D, T>& points, const char* function, cons
                                       points.positions.size(), ")"));
 }
 
-/// Host memory only: every coordinate and support finite, supports ≥ 0 and, when the caller
+/// Host memory only: every coordinate and support finite, every coordinate within ±max/2
+/// (`coordinate_in_range`: pair vectors stay finite), supports ≥ 0 and, when the caller
 /// gives a bound (`max_support` ≥ 0), no larger than it (a larger one would miss pairs).
 template <int D, class T>
 void validate_values(const exec::host&,
@@ -43,6 +44,13 @@ void validate_values(const exec::host&,
     }
     SPHAD_REQUIRE(finite, function, name,
                   sphad::detail::concat("has a non-finite position or support at index ", i));
+    for (int a = 0; a < D; ++a) {
+      SPHAD_REQUIRE(coordinate_in_range(points.positions[i][a]), function, name,
+                    sphad::detail::concat("has a position beyond half the largest float at "
+                                          "index ",
+                                          i, " (got ", points.positions[i][a],
+                                          "): its pair vectors would overflow"));
+    }
     SPHAD_REQUIRE(points.supports[i] >= 0, function, name,
                   sphad::detail::concat("has a negative support at index ", i, " (got ",
                                         points.supports[i], ")"));
