@@ -24,6 +24,22 @@ template <class E>
 Span<const E> view(const std::vector<E>& v) {
   return {v.data(), std::int64_t(v.size())};
 }
+
+/// Three particles in the open unit box, all neighbours of each other.
+struct Trio {
+  std::vector<V2> x;
+  std::vector<double> h, m, rho;
+  std::vector<std::int32_t> kinds = std::vector<std::int32_t>(3, 0);
+  Domain<2, double> domain{{0, 0}, {1, 1}, {false, false}};
+
+  auto set() const {
+    return ParticleSet<2, double>{view(x), view(h), view(m), view(kinds)}.with_densities(view(rho));
+  }
+  NeighborList<exec::host> list() const {
+    return build_neighbor_list<SupportScheme::Gather>(exec::host{}, set().search_points(),
+                                                      set().search_points(), domain);
+  }
+};
 } // namespace
 
 TEST_CASE("reduce_max and max_norm: a NaN anywhere gives NaN", "[solver][nan]") {
@@ -157,14 +173,12 @@ TEST_CASE("AntiClumpingGradient: a spacing at or past the support turns the term
           "[solver][terms]") {
   const exec::host ex;
   const double h = 0.3;
-  const std::vector<V2> x{{0.5, 0.5}, {0.53, 0.5}, {0.45, 0.56}};
-  const std::vector<double> hs(3, h), m(3, 0.01), rho(3, 1.0);
-  const std::vector<std::int32_t> kinds(3, 0);
-  const Domain<2, double> domain{{0, 0}, {1, 1}, {false, false}};
-  const auto set =
-      ParticleSet<2, double>{view(x), view(hs), view(m), view(kinds)}.with_densities(view(rho));
-  const auto list = build_neighbor_list<SupportScheme::Gather>(ex, set.search_points(),
-                                                               set.search_points(), domain);
+  const Trio trio{
+      {{0.5, 0.5}, {0.53, 0.5}, {0.45, 0.56}}, {h, h, h}, {0.01, 0.01, 0.01}, {1.0, 1.0, 1.0}};
+  const auto& x = trio.x;
+  const auto& domain = trio.domain;
+  const auto set = trio.set();
+  const auto list = trio.list();
   const auto plain = apply<solver::ConcentrationGradient<K>>(ex, set, set, domain, list);
   for (const double spacing : {h, 2 * h}) {
     const std::vector<V2> field(3, V2{spacing, 0.2});
@@ -225,14 +239,11 @@ TEST_CASE("integrators: rates of the wrong size name the integrator and the fiel
 TEST_CASE("pressure force and viscosities: a particle of density 0 contributes 0, no NaN",
           "[solver][terms][nan]") {
   const exec::host ex;
-  const std::vector<V2> x{{0.5, 0.5}, {0.55, 0.5}, {0.5, 0.56}};
-  const std::vector<double> hs(3, 0.3), m(3, 0.01), rho{1.0, 0.0, 1.1};
-  const std::vector<std::int32_t> kinds(3, 0);
-  const Domain<2, double> domain{{0, 0}, {1, 1}, {false, false}};
-  const auto set =
-      ParticleSet<2, double>{view(x), view(hs), view(m), view(kinds)}.with_densities(view(rho));
-  const auto list = build_neighbor_list<SupportScheme::Gather>(ex, set.search_points(),
-                                                               set.search_points(), domain);
+  const Trio trio{
+      {{0.5, 0.5}, {0.55, 0.5}, {0.5, 0.56}}, {0.3, 0.3, 0.3}, {0.01, 0.01, 0.01}, {1.0, 0.0, 1.1}};
+  const auto& domain = trio.domain;
+  const auto set = trio.set();
+  const auto list = trio.list();
   const std::vector<double> p{1.0, 2.0, 3.0};
   const std::vector<V2> u{{1, 0}, {0, 1}, {-1, 0}};
   const std::vector<Vec<double, 3>> uc{{1, 0, 10}, {0, 1, 10}, {-1, 0, 10}};
