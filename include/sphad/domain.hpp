@@ -8,8 +8,9 @@
 #include <sphad/math/periodic.hpp>
 #include <sphad/math/vec.hpp>
 
+#include <cfloat>
 #include <cmath>
-#include <limits>
+#include <type_traits>
 
 /// \file
 /// \brief `Domain<D, T>`: the simulation box and which of its axes are periodic.
@@ -68,7 +69,10 @@ void validate_domain(const Domain<D, T>& domain, const char* function, const cha
 /// finite); false for NaN and ±∞. Searches and operators reject positions outside this range.
 template <class T>
 SPHAD_HOST_DEVICE SPHAD_INLINE bool coordinate_in_range(T x) {
-  constexpr T half_max = std::numeric_limits<T>::max() / T(2);
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
+                "sphad::coordinate_in_range: coordinates are float or double");
+  // FLT_MAX / DBL_MAX, not numeric_limits: the macros are constants in device code too.
+  constexpr T half_max = std::is_same_v<T, float> ? T(FLT_MAX / 2) : T(DBL_MAX / 2);
   return x <= half_max && x >= -half_max;
 }
 
