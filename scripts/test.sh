@@ -5,7 +5,9 @@
 #    and the benchmark smoke run;
 #  - when nvcc is present: the CUDA build, which compiles every .cu test and benchmark (and the
 #    CUDA header checks) for sm_90 with warnings as errors; its tests run only where a GPU is
-#    visible.
+#    visible;
+#  - where the Python environment of scripts/python-env.sh exists: the Python package's build
+#    and tests (scripts/test-python.sh), counted as one test.
 # Ends with one line: how many tests passed and failed, and how long the build and tests took.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -63,7 +65,20 @@ if [ "$run_cuda" -eq 1 ]; then
   cuda_note="CUDA tests run on the GPU"
 fi
 run_ctest --preset host -j "$jobs"
+# The Python package (docs/python.md), where its environment exists: scripts/python-env.sh
+# makes it once per machine (torch is a ~5 GB download, so this script does not).
+python_env="${SPHAD_PYTHON_ENV:-$HOME/.cache/sphad/venv}"
+python_note="; Python package not tested (no environment at $python_env: scripts/python-env.sh)"
+if [ -x "$python_env/bin/python" ]; then
+  if bash scripts/test-python.sh; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    status=1
+  fi
+  python_note="; Python package tested"
+fi
 test_seconds=$((SECONDS - test_start))
 
-echo "sphad: $passed tests passed, $failed failed ($cuda_note); build $(duration "$build_seconds"), tests $(duration "$test_seconds")"
+echo "sphad: $passed tests passed, $failed failed ($cuda_note$python_note); build $(duration "$build_seconds"), tests $(duration "$test_seconds")"
 exit "$status"

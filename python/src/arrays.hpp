@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+// How arrays cross from Python: any DLPack or buffer-protocol array (torch, NumPy) on the CPU,
+// received untyped so that nanobind never converts (copies) one; its dtype, rank, shape and
+// layout are checked here, naming the Python argument: a wrong dtype or a non-contiguous array
+// is a TypeError, a wrong shape a ValueError (sphad::InvalidArgument).
+#pragma once
+
+#include <sphad/errors.hpp>
+#include <sphad/math.hpp>
+#include <sphad/span.hpp>
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace sphad::python {
+
+namespace nb = nanobind;
+
+/// An array as received: any dtype, any layout, CPU memory.
+using Array = nb::ndarray<nb::device::cpu>;
+
+template <class T>
+const char* dtype_name() {
+  if constexpr (std::is_same_v<T, double>) {
+    return "float64";
+  } else if constexpr (std::is_same_v<T, float>) {
+    return "float32";
+  } else if constexpr (std::is_same_v<T, std::int32_t>) {
+    return "int32";
+  } else {
+    return "int64";
+  }
+}
+
+inline std::string shape_of(const Array& a) {
+  std::string s = "(";
+  for (std::size_t d = 0; d < a.ndim(); ++d) {
+    s += (d ? ", " : "") + std::to_string(a.shape(d));
+  }
+  return s + (a.ndim() == 1 ? ",)" : ")");
+}
+
+/// Whether `a` is C-contiguous (row-major, no gaps): strides are counted in elements.
+inline bool c_contiguous(const Array& a) {
+  std::int64_t expected = 1;
+  for (std::size_t d = a.ndim(); d-- > 0;) {
+    if (a.shape(d) != 1 && a.stride(d) != expected) {
+      return false;
+    }
+    expected *= std::int64_t(a.shape(d));
+  }
+  return true;
+}
+
+/// `a`'s elements as E (T, or Vec<T, D> for a [n, D] array) after the checks: dtype T, rank 1
+/// ([n]) or 2 ([n, D]), `rows` rows when rows >= 0, C-contiguous.
+template <class T, int Columns = 0>
+T* checked(const Array& a, const char* function, const char* argument, std::int64_t rows = -1) {
+  using namespace std::string_literals;
+  if (a.dtype() != nb::dtype<T>()) {
+    throw nb::type_error(("sphad::"s + function + ": argument `" + argument + "` must have dtype " +
+                          dtype_name<T>() + " (no conversion is made)")
+                             .c_str());
+  }
+  if (!c_contiguous(a)) {
+    throw nb::type_error(("sphad::"s + function + ": argument `" + argument +
+                          "` must be contiguous (call .contiguous(); no copy is made)")
+                             .c_str());
+  }
+  const bool rank_ok =
+      Columns == 0 ? a.ndim() == 1 : a.ndim() == 2 && std::int64_t(a.shape(1)) == Columns;
+  const bool rows_ok = rows < 0 || (a.ndim() >= 1 && std::int64_t(a.shape(0)) == rows);
+  if (!rank_ok || !rows_ok) {
+    const std::string want = Columns == 0 ? "(" + (rows < 0 ? "n"s : std::to_string(rows)) + ",)"
+                                          : "(" + (rows < 0 ? "n"s : std::to_string(rows)) + ", " +
+                                                std::to_string(Columns) + ")";
+    sphad::detail::throw_invalid_argument(function, argument,
+                                          "has shape " + shape_of(a) + ", expected " + want);
+  }
+  return static_cast<T*>(a.data());
+}
+
+/// A span of n elements E over a checked array (E = Vec<T, D>: an [n, D] array).
+template <class E, class T, int Columns>
+Span<E>
+span_of(const Array& a, const char* function, const char* argument, std::int64_t rows = -1) {
+  T* p = checked<std::remove_const_t<T>, Columns>(a, function, argument, rows);
+  const std::int64_t n = a.ndim() == 0 ? 0 : std::int64_t(a.shape(0));
+  return Span<E>(reinterpret_cast<E*>(p), n);
+}
+
+} // namespace sphad::python

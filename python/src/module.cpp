@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: MIT
+// sphad._core: the C++ library's calls for Python. Arrays cross by DLPack or the buffer
+// protocol without a copy (arrays.hpp); outputs are the caller's (destination passing), except
+// the neighbour list, whose size the search decides; the GIL is released around the work.
+// sphad/__init__.py and sphad/torch.py build the public API on these.
+#include <sphad/errors.hpp>
+#include <sphad/search.hpp>
+
+#include "arrays.hpp"
+#include "density.hpp"
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace sphad::python {
+namespace {
+
+/// A neighbour list owned by C++ (its arrays are exposed read-only, without a copy).
+struct PyNeighborList {
+  NeighborList<exec::host> list;
+};
+
+/// The box as Python gives it: lower and upper corners and the periodic flags, D each.
+struct PyDomain {
+  std::vector<double> min, max;
+  std::vector<bool> periodic;
+
+  template <int D, class T>
+  Domain<D, T> get(const char* function) const {
+    SPHAD_REQUIRE(min.size() == D && max.size() == D && periodic.size() == D, function, "domain",
+                  sphad::detail::concat("has ", min.size(), ", ", max.size(), " and ",
+                                        periodic.size(),
+                                        " entries in min, max and periodic; the "
+                                        "positions have ",
+                                        D, " columns"));
+    Domain<D, T> d{};
+    for (int a = 0; a < D; ++a) {
+      d.min[a] = T(min[a]);
+      d.max[a] = T(max[a]);
+      d.periodic[a] = periodic[a];
+    }
+    return d;
+  }
+};
+
+/// f(std::integral_constant<int, D>{}, T{}) for positions of shape (n, D) and dtype T.
+template <class F>
+void with_dim_and_scalar(const char* function, const Array& positions, F&& f) {
+  const bool is_double = positions.dtype() == nb::dtype<double>();
+  if (!is_double && positions.dtype() != nb::dtype<float>()) {
+    throw nb::type_error((std::string("sphad::") + function +
+                          ": argument `positions` must have dtype float32 or float64")
+                             .c_str());
+  }
+  const int d = positions.ndim() == 2 ? int(positions.shape(1)) : 0;
+  const auto with_scalar = [&](auto dim) {
+    if (is_double) {
+      f(dim, double{});
+    } else {
+      f(dim, float{});
+    }
+  };
+  switch (d) {
+  case 1:
+    return with_scalar(std::integral_constant<int, 1>{});
+  case 2:
+    return with_scalar(std::integral_constant<int, 2>{});
+  case 3:
+    return with_scalar(std::integral_constant<int, 3>{});
+  default:
+    sphad::detail::throw_invalid_argument(function, "positions",
+                                          "has shape " + shape_of(positions) +
+                                              ", expected (n, D), D = 1, 2, 3");
+  }
+}
+
+template <int D, class T>
+DensityCall<D, T> density_call(const char* function,
+                               const Array& positions,
+                               const Array& supports,
+                               const Array& masses,
+                               const Array& kinds,
+                               const PyNeighborList& neighbors,
+                               const PyDomain& domain,
+                               KernelId kernel,
+                               SupportScheme support,
+                               OperationDirection direction) {
+  const auto x = span_of<const Vec<T, D>, const T, D>(positions, function, "positions");
+  const std::int64_t n = x.size();
+  return {x,
+          span_of<const T, const T, 0>(supports, function, "supports", n),
+          span_of<const T, const T, 0>(masses, function, "masses", n),
+          span_of<const std::int32_t, const std::int32_t, 0>(kinds, function, "kinds", n),
+          domain.get<D, T>(function),
+          &neighbors.list,
+          kernel,
+          support,
+          ApplyOptions<T>{direction},
+          function};
+}
+
+/// An optional array as a span (empty for None).
+template <class E, class T, int Columns>
+Span<E> optional_span(const std::optional<Array>& a,
+                      const char* function,
+                      const char* argument,
+                      std::int64_t rows) {
+  return a ? span_of<E, T, Columns>(*a, function, argument, rows) : Span<E>{};
+}
+
+PyNeighborList neighbor_list(const Array& positions,
+                             const Array& supports,
+                             const PyDomain& domain,
+                             SupportScheme support,
+                             double skin) {
+  constexpr const char* function = "neighbor_list";
+  PyNeighborList out;
+  with_dim_and_scalar(function, positions, [&](auto dim, auto scalar) {
+    constexpr int D = decltype(dim)::value;
+    using T = decltype(scalar);
+    const auto x = span_of<const Vec<T, D>, const T, D>(positions, function, "positions");
+    const SearchPoints<D, T> points{
+        x, span_of<const T, const T, 0>(supports, function, "supports", x.size())};
+    SearchOptions<T> options;
+    options.skin = T(skin);
+    const Domain<D, T> box = domain.get<D, T>(function);
+    nb::gil_scoped_release unlocked;
+    with_support(function, support, [&](auto s) {
+      out.list =
+          build_neighbor_list<decltype(s)::value>(exec::host{}, points, points, box, options);
+    });
+  });
+  return out;
+}
+
+void call_density(const Array& out,
+                  const Array& positions,
+                  const Array& supports,
+                  const Array& masses,
+                  const Array& kinds,
+                  const PyNeighborList& neighbors,
+                  const PyDomain& domain,
+                  KernelId kernel,
+                  SupportScheme support,
+                  OperationDirection direction) {
+  constexpr const char* function = "density";
+  with_dim_and_scalar(function, positions, [&](auto dim, auto scalar) {
+    constexpr int D = decltype(dim)::value;
+    using T = decltype(scalar);
+    const auto c = density_call<D, T>(function, positions, supports, masses, kinds, neighbors,
+                                      domain, kernel, support, direction);
+    const auto rho = span_of<T, T, 0>(out, function, "out", c.positions.size());
+    nb::gil_scoped_release unlocked;
+    density_value(c, rho);
+  });
+}
+
+void call_density_jvp(const Array& out,
+                      const Array& out_tangent,
+                      const Array& positions,
+                      const Array& supports,
+                      const Array& masses,
+                      const Array& kinds,
+                      const std::optional<Array>& positions_tangent,
+                      const std::optional<Array>& supports_tangent,
+                      const std::optional<Array>& masses_tangent,
+                      const PyNeighborList& neighbors,
+                      const PyDomain& domain,
+                      KernelId kernel,
+                      SupportScheme support,
+                      OperationDirection direction) {
+  constexpr const char* function = "density_jvp";
+  with_dim_and_scalar(function, positions, [&](auto dim, auto scalar) {
+    constexpr int D = decltype(dim)::value;
+    using T = decltype(scalar);
+    const auto c = density_call<D, T>(function, positions, supports, masses, kinds, neighbors,
+                                      domain, kernel, support, direction);
+    const std::int64_t n = c.positions.size();
+    const auto dx = optional_span<const Vec<T, D>, const T, D>(positions_tangent, function,
+                                                               "positions_tangent", n);
+    const auto dh =
+        optional_span<const T, const T, 0>(supports_tangent, function, "supports_tangent", n);
+    const auto dm =
+        optional_span<const T, const T, 0>(masses_tangent, function, "masses_tangent", n);
+    const auto rho = span_of<T, T, 0>(out, function, "out", n);
+    const auto rho_dot = span_of<T, T, 0>(out_tangent, function, "out_tangent", n);
+    nb::gil_scoped_release unlocked;
+    density_jvp(c, dx, dh, dm, rho, rho_dot);
+  });
+}
+
+void call_density_vjp(const Array& seed,
+                      const std::optional<Array>& positions_grad,
+                      const std::optional<Array>& supports_grad,
+                      const std::optional<Array>& masses_grad,
+                      const Array& positions,
+                      const Array& supports,
+                      const Array& masses,
+                      const Array& kinds,
+                      const PyNeighborList& neighbors,
+                      const PyDomain& domain,
+                      KernelId kernel,
+                      SupportScheme support,
+                      OperationDirection direction) {
+  constexpr const char* function = "density_vjp";
+  with_dim_and_scalar(function, positions, [&](auto dim, auto scalar) {
+    constexpr int D = decltype(dim)::value;
+    using T = decltype(scalar);
+    const auto c = density_call<D, T>(function, positions, supports, masses, kinds, neighbors,
+                                      domain, kernel, support, direction);
+    const std::int64_t n = c.positions.size();
+    const auto rho_bar = span_of<const T, const T, 0>(seed, function, "seed", n);
+    const auto x_bar =
+        optional_span<Vec<T, D>, T, D>(positions_grad, function, "positions_grad", n);
+    const auto h_bar = optional_span<T, T, 0>(supports_grad, function, "supports_grad", n);
+    const auto m_bar = optional_span<T, T, 0>(masses_grad, function, "masses_grad", n);
+    nb::gil_scoped_release unlocked;
+    density_vjp(c, rho_bar, x_bar, h_bar, m_bar);
+  });
+}
+
+} // namespace
+} // namespace sphad::python
+
+NB_MODULE(_core, m) {
+  using namespace sphad;
+  using namespace sphad::python;
+  m.doc() = "sphad's C++ calls (the public API is the sphad package)";
+
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const InvalidArgument& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    }
+  });
+
+  nb::enum_<KernelId>(m, "Kernel")
+      .value("Wendland2", KernelId::Wendland2)
+      .value("Wendland4", KernelId::Wendland4)
+      .value("Wendland6", KernelId::Wendland6)
+      .value("Poly6", KernelId::Poly6)
+      .value("Spiky", KernelId::Spiky)
+      .value("CubicSpline", KernelId::CubicSpline)
+      .value("QuarticSpline", KernelId::QuarticSpline)
+      .value("QuinticSpline", KernelId::QuinticSpline)
+      .value("B8", KernelId::B8)
+      .value("B7", KernelId::B7)
+      .value("HOCT4", KernelId::HOCT4)
+      .value("Gaussian", KernelId::Gaussian)
+      .value("ViscosityKernel", KernelId::ViscosityKernel)
+      .value("CohesionKernel", KernelId::CohesionKernel)
+      .value("AdhesionKernel", KernelId::AdhesionKernel);
+  nb::enum_<SupportScheme>(m, "SupportScheme")
+      .value("Gather", SupportScheme::Gather)
+      .value("Scatter", SupportScheme::Scatter)
+      .value("MeanSymmetric", SupportScheme::MeanSymmetric)
+      .value("KernelMeanSymmetric", SupportScheme::KernelMeanSymmetric)
+      .value("SuperSymmetric", SupportScheme::SuperSymmetric)
+      .value("PartialSymmetric", SupportScheme::PartialSymmetric);
+  nb::enum_<OperationDirection>(m, "Direction")
+      .value("TrueAllToAll", OperationDirection::TrueAllToAll)
+      .value("FluidToFluid", OperationDirection::FluidToFluid)
+      .value("FluidToBoundary", OperationDirection::FluidToBoundary)
+      .value("BoundaryToFluid", OperationDirection::BoundaryToFluid)
+      .value("BoundaryToBoundary", OperationDirection::BoundaryToBoundary)
+      .value("FluidToGhost", OperationDirection::FluidToGhost)
+      .value("GhostToFluid", OperationDirection::GhostToFluid)
+      .value("BoundaryToGhost", OperationDirection::BoundaryToGhost)
+      .value("GhostToBoundary", OperationDirection::GhostToBoundary)
+      .value("AllToAll", OperationDirection::AllToAll)
+      .value("AllToGhost", OperationDirection::AllToGhost)
+      .value("AllToFluid", OperationDirection::AllToFluid)
+      .value("AllToBoundary", OperationDirection::AllToBoundary)
+      .value("FluidToAll", OperationDirection::FluidToAll);
+
+  nb::class_<PyDomain>(m, "_Domain")
+      .def(nb::init<std::vector<double>, std::vector<double>, std::vector<bool>>(), "min"_a,
+           "max"_a, "periodic"_a);
+
+  nb::class_<PyNeighborList>(m, "NeighborList")
+      .def_prop_ro("num_queries", [](const PyNeighborList& l) { return l.list.num_queries; })
+      .def_prop_ro("num_pairs", [](const PyNeighborList& l) { return l.list.num_pairs; })
+      .def_prop_ro(
+          "offsets",
+          [](const PyNeighborList& l) {
+            return nb::ndarray<nb::numpy, const std::int64_t, nb::ndim<1>>(
+                l.list.offsets.data(), {std::size_t(l.list.num_queries + 1)}, nb::handle());
+          },
+          nb::rv_policy::reference_internal, "int64 [num_queries + 1], read-only, no copy")
+      .def_prop_ro(
+          "neighbors",
+          [](const PyNeighborList& l) {
+            return nb::ndarray<nb::numpy, const std::int32_t, nb::ndim<1>>(
+                l.list.neighbors.data(), {std::size_t(l.list.num_pairs)}, nb::handle());
+          },
+          nb::rv_policy::reference_internal, "int32 [num_pairs], read-only, no copy");
+
+  // The address the module reads an array at (the zero-copy test compares it with the array's).
+  m.def("_address", [](const Array& a) { return reinterpret_cast<std::uintptr_t>(a.data()); });
+  m.def("neighbor_list", &neighbor_list, "positions"_a, "supports"_a, "domain"_a, "support"_a,
+        "skin"_a);
+  m.def("density", &call_density, "out"_a, "positions"_a, "supports"_a, "masses"_a, "kinds"_a,
+        "neighbors"_a, "domain"_a, "kernel"_a, "support"_a, "direction"_a);
+  m.def("density_jvp", &call_density_jvp, "out"_a, "out_tangent"_a, "positions"_a, "supports"_a,
+        "masses"_a, "kinds"_a, "positions_tangent"_a.none(), "supports_tangent"_a.none(),
+        "masses_tangent"_a.none(), "neighbors"_a, "domain"_a, "kernel"_a, "support"_a,
+        "direction"_a);
+  m.def("density_vjp", &call_density_vjp, "seed"_a, "positions_grad"_a.none(),
+        "supports_grad"_a.none(), "masses_grad"_a.none(), "positions"_a, "supports"_a, "masses"_a,
+        "kinds"_a, "neighbors"_a, "domain"_a, "kernel"_a, "support"_a, "direction"_a);
+}
