@@ -46,6 +46,6 @@ def density(positions, supports, masses, kinds, neighbors: NeighborList, domain:
     """rho_i = sum_j m_j W_ij over the list (NumPy arrays; sphad.torch for tensors)."""
     if out is None:
         out = np.empty(len(positions), dtype=np.asarray(positions).dtype)
-    _core.density(out, positions, supports, masses, kinds, neighbors, domain._core(), kernel,
-                  support, direction)
+    _core.density(out, positions, supports, masses, kinds,
+                  _core._Call(neighbors, domain._core(), kernel, support, direction))
     return out

@@ -33,7 +33,7 @@ class _DensityTangent(torch.autograd.Function):
         out = positions.new_empty(positions.shape[0])
         out_t = torch.empty_like(out)
         _core.density_jvp(out, out_t, _plain(positions), _plain(supports), _plain(masses), kinds,
-                          _tangent(positions_t), _tangent(supports_t), _tangent(masses_t), *call)
+                          _tangent(positions_t), _tangent(supports_t), _tangent(masses_t), call)
         return out_t
 
     @staticmethod
@@ -55,7 +55,7 @@ class _DensityAdjoint(torch.autograd.Function):
         grads = [torch.empty_like(t) if need else None
                  for t, need in zip((positions, supports, masses), needs)]
         _core.density_vjp(_tangent(seed), *grads, _plain(positions), _plain(supports),
-                          _plain(masses), kinds, *call)
+                          _plain(masses), kinds, call)
         return tuple(grads)
 
     @staticmethod
@@ -71,18 +71,17 @@ class _DensityAdjoint(torch.autograd.Function):
 
 class _Density(torch.autograd.Function):
     @staticmethod
-    def forward(positions, supports, masses, kinds, neighbors, domain, kernel, support, direction):
+    def forward(positions, supports, masses, kinds, call):
         out = positions.new_empty(positions.shape[0])
-        _core.density(out, _plain(positions), _plain(supports), _plain(masses), kinds, neighbors,
-                      domain, kernel, support, direction)
+        _core.density(out, _plain(positions), _plain(supports), _plain(masses), kinds, call)
         return out
 
     @staticmethod
     def setup_context(ctx, inputs, output):
-        positions, supports, masses, kinds, neighbors, domain, kernel, support, direction = inputs
+        positions, supports, masses, kinds, call = inputs
         ctx.save_for_backward(positions, supports, masses, kinds)
         ctx.save_for_forward(positions, supports, masses, kinds)
-        ctx.call = (neighbors, domain, kernel, support, direction)
+        ctx.call = call
 
     @staticmethod
     def backward(ctx, grad):
@@ -92,7 +91,7 @@ class _Density(torch.autograd.Function):
         if any(needs):
             grads = _DensityAdjoint.apply(grad, positions, supports, masses, kinds, needs,
                                           ctx.call)
-        return (*grads, None, None, None, None, None, None)
+        return (*grads, None, None)
 
     @staticmethod
     def jvp(ctx, positions_t, supports_t, masses_t, *_):
@@ -107,5 +106,5 @@ def density(positions: torch.Tensor, supports: torch.Tensor, masses: torch.Tenso
             direction: Direction = Direction.AllToAll) -> torch.Tensor:
     """rho_i = sum_j m_j W_ij, differentiable in positions, supports and masses (first order;
     ``create_graph=True`` through it raises)."""
-    return _Density.apply(positions, supports, masses, kinds, neighbors, domain._core(), kernel,
-                          support, direction)
+    call = _core._Call(neighbors, domain._core(), kernel, support, direction)
+    return _Density.apply(positions, supports, masses, kinds, call)

@@ -20,6 +20,8 @@ namespace sphad::python {
 /// and the runtime choices.
 template <int D, class T>
 struct DensityCall {
+  static constexpr int dim = D;
+  using scalar = T;
   Span<const Vec<T, D>> positions;
   Span<const T> supports;
   Span<const T> masses;

@@ -29,34 +29,11 @@ void with_kernel_in(const char* function, KernelId id, F&& f, kernels::KernelLis
   }
 }
 
-/// f(std::integral_constant<SupportScheme, S>{}) for `scheme`.
-template <class F>
-void with_support(const char* function, SupportScheme scheme, F&& f) {
-  using S = SupportScheme;
-  switch (scheme) {
-  case S::Gather:
-    return f(std::integral_constant<S, S::Gather>{});
-  case S::Scatter:
-    return f(std::integral_constant<S, S::Scatter>{});
-  case S::MeanSymmetric:
-    return f(std::integral_constant<S, S::MeanSymmetric>{});
-  case S::KernelMeanSymmetric:
-    return f(std::integral_constant<S, S::KernelMeanSymmetric>{});
-  case S::SuperSymmetric:
-    return f(std::integral_constant<S, S::SuperSymmetric>{});
-  case S::PartialSymmetric:
-    return f(std::integral_constant<S, S::PartialSymmetric>{});
-  }
-  sphad::detail::throw_invalid_argument(
-      function, "support",
-      sphad::detail::concat("unknown support scheme ", static_cast<int>(scheme)));
-}
-
 /// f(K{}, std::integral_constant<SupportScheme, S>{}) for the kernel and scheme named.
 template <class F>
 void with_kernel_and_support(const char* function, KernelId kernel, SupportScheme support, F&& f) {
   with_kernel_in(
-      function, kernel, [&](auto k) { with_support(function, support, [&](auto s) { f(k, s); }); },
+      function, kernel, [&](auto k) { kernels::dispatch(support, [&](auto s) { f(k, s); }); },
       Kernels{});
 }
 

@@ -54,6 +54,16 @@ struct PyDomain {
   }
 };
 
+/// What a Density call shares beyond the particle arrays: the list, the box and the runtime
+/// choices (made once per autograd Function call; holds the list alive).
+struct PyCall {
+  const PyNeighborList* neighbors;
+  PyDomain domain;
+  KernelId kernel;
+  SupportScheme support;
+  OperationDirection direction;
+};
+
 /// f(std::integral_constant<int, D>{}, T{}) for positions of shape (n, D) and dtype T.
 template <class F>
 void with_dim_and_scalar(const char* function, const Array& positions, F&& f) {
@@ -85,29 +95,27 @@ void with_dim_and_scalar(const char* function, const Array& positions, F&& f) {
   }
 }
 
-template <int D, class T>
-DensityCall<D, T> density_call(const char* function,
-                               const Array& positions,
-                               const Array& supports,
-                               const Array& masses,
-                               const Array& kinds,
-                               const PyNeighborList& neighbors,
-                               const PyDomain& domain,
-                               KernelId kernel,
-                               SupportScheme support,
-                               OperationDirection direction) {
-  const auto x = span_of<const Vec<T, D>, const T, D>(positions, function, "positions");
-  const std::int64_t n = x.size();
-  return {x,
-          span_of<const T, const T, 0>(supports, function, "supports", n),
-          span_of<const T, const T, 0>(masses, function, "masses", n),
-          span_of<const std::int32_t, const std::int32_t, 0>(kinds, function, "kinds", n),
-          domain.get<D, T>(function),
-          &neighbors.list,
-          kernel,
-          support,
-          ApplyOptions<T>{direction},
-          function};
+/// f(call) with the checked DensityCall<D, T> of the arrays' D and T.
+template <class F>
+void with_density_call(const char* function,
+                       const Array& positions,
+                       const Array& supports,
+                       const Array& masses,
+                       const Array& kinds,
+                       const PyCall& call,
+                       F&& f) {
+  with_dim_and_scalar(function, positions, [&](auto dim, auto scalar) {
+    constexpr int D = decltype(dim)::value;
+    using T = decltype(scalar);
+    const auto x = span_of<const Vec<T, D>, const T, D>(positions, function, "positions");
+    const std::int64_t n = x.size();
+    f(DensityCall<D, T>{
+        x, span_of<const T, const T, 0>(supports, function, "supports", n),
+        span_of<const T, const T, 0>(masses, function, "masses", n),
+        span_of<const std::int32_t, const std::int32_t, 0>(kinds, function, "kinds", n),
+        call.domain.get<D, T>(function), &call.neighbors->list, call.kernel, call.support,
+        ApplyOptions<T>{call.direction}, function});
+  });
 }
 
 /// An optional array as a span (empty for None).
@@ -136,7 +144,7 @@ PyNeighborList neighbor_list(const Array& positions,
     options.skin = T(skin);
     const Domain<D, T> box = domain.get<D, T>(function);
     nb::gil_scoped_release unlocked;
-    with_support(function, support, [&](auto s) {
+    kernels::dispatch(support, [&](auto s) {
       out.list =
           build_neighbor_list<decltype(s)::value>(exec::host{}, points, points, box, options);
     });
@@ -149,17 +157,10 @@ void call_density(const Array& out,
                   const Array& supports,
                   const Array& masses,
                   const Array& kinds,
-                  const PyNeighborList& neighbors,
-                  const PyDomain& domain,
-                  KernelId kernel,
-                  SupportScheme support,
-                  OperationDirection direction) {
+                  const PyCall& call) {
   constexpr const char* function = "density";
-  with_dim_and_scalar(function, positions, [&](auto dim, auto scalar) {
-    constexpr int D = decltype(dim)::value;
-    using T = decltype(scalar);
-    const auto c = density_call<D, T>(function, positions, supports, masses, kinds, neighbors,
-                                      domain, kernel, support, direction);
+  with_density_call(function, positions, supports, masses, kinds, call, [&](const auto& c) {
+    using T = typename std::decay_t<decltype(c)>::scalar;
     const auto rho = span_of<T, T, 0>(out, function, "out", c.positions.size());
     nb::gil_scoped_release unlocked;
     density_value(c, rho);
@@ -175,17 +176,12 @@ void call_density_jvp(const Array& out,
                       const std::optional<Array>& positions_tangent,
                       const std::optional<Array>& supports_tangent,
                       const std::optional<Array>& masses_tangent,
-                      const PyNeighborList& neighbors,
-                      const PyDomain& domain,
-                      KernelId kernel,
-                      SupportScheme support,
-                      OperationDirection direction) {
+                      const PyCall& call) {
   constexpr const char* function = "density_jvp";
-  with_dim_and_scalar(function, positions, [&](auto dim, auto scalar) {
-    constexpr int D = decltype(dim)::value;
-    using T = decltype(scalar);
-    const auto c = density_call<D, T>(function, positions, supports, masses, kinds, neighbors,
-                                      domain, kernel, support, direction);
+  with_density_call(function, positions, supports, masses, kinds, call, [&](const auto& c) {
+    using C = std::decay_t<decltype(c)>;
+    constexpr int D = C::dim;
+    using T = typename C::scalar;
     const std::int64_t n = c.positions.size();
     const auto dx = optional_span<const Vec<T, D>, const T, D>(positions_tangent, function,
                                                                "positions_tangent", n);
@@ -208,17 +204,12 @@ void call_density_vjp(const Array& seed,
                       const Array& supports,
                       const Array& masses,
                       const Array& kinds,
-                      const PyNeighborList& neighbors,
-                      const PyDomain& domain,
-                      KernelId kernel,
-                      SupportScheme support,
-                      OperationDirection direction) {
+                      const PyCall& call) {
   constexpr const char* function = "density_vjp";
-  with_dim_and_scalar(function, positions, [&](auto dim, auto scalar) {
-    constexpr int D = decltype(dim)::value;
-    using T = decltype(scalar);
-    const auto c = density_call<D, T>(function, positions, supports, masses, kinds, neighbors,
-                                      domain, kernel, support, direction);
+  with_density_call(function, positions, supports, masses, kinds, call, [&](const auto& c) {
+    using C = std::decay_t<decltype(c)>;
+    constexpr int D = C::dim;
+    using T = typename C::scalar;
     const std::int64_t n = c.positions.size();
     const auto rho_bar = span_of<const T, const T, 0>(seed, function, "seed", n);
     const auto x_bar =
@@ -311,13 +302,21 @@ NB_MODULE(_core, m) {
   m.def("_address", [](const Array& a) { return reinterpret_cast<std::uintptr_t>(a.data()); });
   m.def("neighbor_list", &neighbor_list, "positions"_a, "supports"_a, "domain"_a, "support"_a,
         "skin"_a);
+  nb::class_<PyCall>(m, "_Call")
+      .def(
+          "__init__",
+          [](PyCall* self, const PyNeighborList& neighbors, PyDomain domain, KernelId kernel,
+             SupportScheme support, OperationDirection direction) {
+            new (self) PyCall{&neighbors, std::move(domain), kernel, support, direction};
+          },
+          "neighbors"_a, "domain"_a, "kernel"_a, "support"_a, "direction"_a,
+          nb::keep_alive<1, 2>());
   m.def("density", &call_density, "out"_a, "positions"_a, "supports"_a, "masses"_a, "kinds"_a,
-        "neighbors"_a, "domain"_a, "kernel"_a, "support"_a, "direction"_a);
+        "call"_a);
   m.def("density_jvp", &call_density_jvp, "out"_a, "out_tangent"_a, "positions"_a, "supports"_a,
         "masses"_a, "kinds"_a, "positions_tangent"_a.none(), "supports_tangent"_a.none(),
-        "masses_tangent"_a.none(), "neighbors"_a, "domain"_a, "kernel"_a, "support"_a,
-        "direction"_a);
+        "masses_tangent"_a.none(), "call"_a);
   m.def("density_vjp", &call_density_vjp, "seed"_a, "positions_grad"_a.none(),
         "supports_grad"_a.none(), "masses_grad"_a.none(), "positions"_a, "supports"_a, "masses"_a,
-        "kinds"_a, "neighbors"_a, "domain"_a, "kernel"_a, "support"_a, "direction"_a);
+        "kinds"_a, "call"_a);
 }
