@@ -24,6 +24,20 @@ def _tangent(t):
     return None if t is None else t.detach().contiguous()
 
 
+def _vmap_by_loop(function, info, in_dims, *args):
+    """A vmap rule for a Function over sphad's calls: one call per batch entry, outputs stacked
+    along dimension 0 (None outputs stay None). sphad has no batched call yet."""
+    outputs = []
+    for b in range(info.batch_size):
+        one = [a.select(d, b) if isinstance(a, torch.Tensor) and d is not None else a
+               for a, d in zip(args, in_dims)]
+        outputs.append(function.apply(*one))
+    if isinstance(outputs[0], tuple):
+        stacked = tuple(None if o[0] is None else torch.stack(o) for o in zip(*outputs))
+        return stacked, tuple(None if o is None else 0 for o in stacked)
+    return torch.stack(outputs), 0
+
+
 class _DensityTangent(torch.autograd.Function):
     """The tangent of Density along (x', h', m') (absent ones None): the body of `_Density`'s
     jvp rule, itself a Function so that torch.func hands its forward plain tensors."""
@@ -44,6 +58,10 @@ class _DensityTangent(torch.autograd.Function):
     def backward(ctx, grad):
         raise NotImplementedError("sphad: Density's tangent is not differentiable again "
                                   "(second order: only the C++ API's position HVP)")
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        return _vmap_by_loop(_DensityTangent, info, in_dims, *args)
 
 
 class _DensityAdjoint(torch.autograd.Function):
@@ -67,6 +85,10 @@ class _DensityAdjoint(torch.autograd.Function):
         raise NotImplementedError("sphad: Density's gradient is not differentiable again "
                                   "(create_graph=True; second order: only the C++ API's "
                                   "position HVP)")
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        return _vmap_by_loop(_DensityAdjoint, info, in_dims, *args)
 
 
 class _Density(torch.autograd.Function):
@@ -98,6 +120,10 @@ class _Density(torch.autograd.Function):
         positions, supports, masses, kinds = ctx.saved_tensors
         return _DensityTangent.apply(positions, supports, masses, kinds, positions_t, supports_t,
                                      masses_t, ctx.call)
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        return _vmap_by_loop(_Density, info, in_dims, *args)
 
 
 def density(positions: torch.Tensor, supports: torch.Tensor, masses: torch.Tensor,

@@ -98,3 +98,22 @@ def test_float32_gradients_follow_float64():
     for a, b in ((x32, x), (h32, h), (m32, m)):
         scale = b.grad.abs().max()
         assert ((a.grad.double() - b.grad).abs().max() / scale) < 1e-4  # float32, stated
+
+
+def test_jacfwd_equals_jacrev():
+    x, h, m, kinds, domain = tensors(n=25)
+    neighbors = sphad.neighbor_list(x.detach(), h.detach(), domain, skin=SKIN)
+    f = lambda x, h, m: st.density(x, h, m, kinds, neighbors, domain)  # noqa: E731
+    args = (x.detach(), h.detach(), m.detach())
+    forward = torch.func.jacfwd(f, argnums=(0, 1, 2))(*args)
+    reverse = torch.func.jacrev(f, argnums=(0, 1, 2))(*args)
+    for a, b in zip(forward, reverse):
+        assert torch.allclose(a, b, rtol=0, atol=1e-10 * b.abs().max())
+
+
+def test_vmap_over_positions_equals_a_loop():
+    x, h, m, kinds, domain = tensors(n=25)
+    neighbors = sphad.neighbor_list(x.detach(), h.detach(), domain, skin=SKIN)
+    f = lambda x: st.density(x, h.detach(), m.detach(), kinds, neighbors, domain)  # noqa: E731
+    batch = torch.stack([x.detach() + 1e-3 * k for k in range(3)])
+    assert torch.equal(torch.func.vmap(f)(batch), torch.stack([f(b) for b in batch]))
