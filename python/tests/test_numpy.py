@@ -85,3 +85,11 @@ def test_wrong_arrays_raise_naming_the_argument():
     with pytest.raises(ValueError, match="support"):
         # a Gather list does not serve a Scatter call (its pairs are another set)
         sphad.density(x, h, m, kinds, neighbors, domain, support=sphad.SupportScheme.Scatter)
+
+
+def test_the_quickstart_example_runs():
+    pytest.importorskip("torch")
+    example = __import__("pathlib").Path(__file__).parents[1] / "examples" / "quickstart.py"
+    out = subprocess.run([sys.executable, "-P", str(example)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "jvp =" in out.stdout
