@@ -44,8 +44,12 @@ inline std::string shape_of(const Array& a) {
   return s + (a.ndim() == 1 ? ",)" : ")");
 }
 
-/// Whether `a` is C-contiguous (row-major, no gaps): strides are counted in elements.
+/// Whether `a` is C-contiguous (row-major, no gaps): strides are counted in elements. An array
+/// without elements is (NumPy gives an empty one zero strides).
 inline bool c_contiguous(const Array& a) {
+  if (a.size() == 0) {
+    return true;
+  }
   std::int64_t expected = 1;
   for (std::size_t d = a.ndim(); d-- > 0;) {
     if (a.shape(d) != 1 && a.stride(d) != expected) {
