@@ -9,15 +9,15 @@ importing ``sphad`` does not import torch.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import Any, NamedTuple, Optional, Sequence
 
 import numpy as np
 
 from . import _core
 from ._core import Direction, Kernel, NeighborList, SupportScheme
 
-__all__ = ["Direction", "Domain", "Kernel", "NeighborList", "SupportScheme", "density",
-           "neighbor_list"]
+__all__ = ["Direction", "Domain", "Kernel", "NeighborList", "Particles", "SupportScheme",
+           "density", "neighbor_list"]
 
 
 @dataclass(frozen=True)
@@ -33,19 +33,36 @@ class Domain:
                              [bool(p) for p in self.periodic])
 
 
+class Particles(NamedTuple):
+    """A particle set's arrays: positions (n, D), supports, masses (n), kinds (n, int32)."""
+
+    positions: Any
+    supports: Any
+    masses: Any
+    kinds: Any
+
+
 def neighbor_list(positions, supports, domain: Domain,
-                  support: SupportScheme = SupportScheme.Gather, skin: float = 0.0) -> NeighborList:
-    """Every pair (i, j) within the support scheme's radius (plus ``skin``) of one particle
-    set, as a C++-owned list (its ``offsets`` and ``neighbors`` read without a copy)."""
-    return _core.neighbor_list(positions, supports, domain._core(), support, skin)
+                  support: SupportScheme = SupportScheme.Gather, skin: float = 0.0,
+                  references: Optional[Sequence] = None) -> NeighborList:
+    """Every pair (i, j) within the support scheme's radius (plus ``skin``) between the queries
+    (``positions``, ``supports``) and ``references`` (a ``Particles`` or a sequence whose first
+    two entries are positions and supports; default: the queries themselves), as a C++-owned
+    list (its ``offsets`` and ``neighbors`` read without a copy)."""
+    rx, rh = (positions, supports) if references is None else (references[0], references[1])
+    return _core.neighbor_list(positions, supports, rx, rh, domain._core(), support, skin)
 
 
 def density(positions, supports, masses, kinds, neighbors: NeighborList, domain: Domain,
             kernel: Kernel = Kernel.Wendland4, support: SupportScheme = SupportScheme.Gather,
-            direction: Direction = Direction.AllToAll, out: Optional[np.ndarray] = None):
-    """rho_i = sum_j m_j W_ij over the list (NumPy arrays; sphad.torch for tensors)."""
+            direction: Direction = Direction.AllToAll, references: Optional[Sequence] = None,
+            out: Optional[np.ndarray] = None):
+    """rho_i = sum_j m_j W_ij over the list, for the queries (the first four arrays) and their
+    ``references`` (a ``Particles``; default: the queries). NumPy arrays; sphad.torch for
+    tensors."""
+    r = (positions, supports, masses, kinds) if references is None else tuple(references)
     if out is None:
         out = np.empty(len(positions), dtype=np.asarray(positions).dtype)
-    _core.density(out, positions, supports, masses, kinds,
+    _core.density(out, positions, supports, masses, kinds, *r,
                   _core._Call(neighbors, domain._core(), kernel, support, direction))
     return out

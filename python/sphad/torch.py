@@ -6,10 +6,12 @@ Tensors are CPU tensors, C-contiguous, float32 or float64 (kinds: int32); none i
 """
 from __future__ import annotations
 
+from typing import Optional, Sequence
+
 import torch
 
 from . import _core
-from . import Direction, Domain, Kernel, NeighborList, SupportScheme
+from . import Direction, Domain, Kernel, NeighborList, Particles, SupportScheme  # noqa: F401
 
 __all__ = ["density"]
 
@@ -39,15 +41,16 @@ def _vmap_by_loop(function, info, in_dims, *args):
 
 
 class _DensityTangent(torch.autograd.Function):
-    """The tangent of Density along (x', h', m') (absent ones None): the body of `_Density`'s
-    jvp rule, itself a Function so that torch.func hands its forward plain tensors."""
+    """The tangent of Density along both sets' (x', h', m') (absent ones None): the body of
+    `_Density`'s jvp rule, itself a Function so that torch.func hands its forward plain
+    tensors."""
 
     @staticmethod
-    def forward(positions, supports, masses, kinds, positions_t, supports_t, masses_t, call):
-        out = positions.new_empty(positions.shape[0])
+    def forward(qx, qh, qm, qk, rx, rh, rm, rk, dqx, dqh, dqm, drx, drh, drm, call):
+        out = qx.new_empty(qx.shape[0])
         out_t = torch.empty_like(out)
-        _core.density_jvp(out, out_t, _plain(positions), _plain(supports), _plain(masses), kinds,
-                          _tangent(positions_t), _tangent(supports_t), _tangent(masses_t), call)
+        _core.density_jvp(out, out_t, *map(_plain, (qx, qh, qm)), qk, *map(_plain, (rx, rh, rm)),
+                          rk, *map(_tangent, (dqx, dqh, dqm, drx, drh, drm)), call)
         return out_t
 
     @staticmethod
@@ -65,15 +68,15 @@ class _DensityTangent(torch.autograd.Function):
 
 
 class _DensityAdjoint(torch.autograd.Function):
-    """The gradients of Density for the seed (those not wanted None): the body of `_Density`'s
-    backward, a Function for the same reason."""
+    """The gradients of Density for the seed, the queries' then the references' (those not
+    wanted None): the body of `_Density`'s backward, a Function for the same reason."""
 
     @staticmethod
-    def forward(seed, positions, supports, masses, kinds, needs, call):
+    def forward(seed, qx, qh, qm, qk, rx, rh, rm, rk, needs, call):
         grads = [torch.empty_like(t) if need else None
-                 for t, need in zip((positions, supports, masses), needs)]
-        _core.density_vjp(_tangent(seed), *grads, _plain(positions), _plain(supports),
-                          _plain(masses), kinds, call)
+                 for t, need in zip((qx, qh, qm, rx, rh, rm), needs)]
+        _core.density_vjp(_tangent(seed), *grads, *map(_plain, (qx, qh, qm)), qk,
+                          *map(_plain, (rx, rh, rm)), rk, call)
         return tuple(grads)
 
     @staticmethod
@@ -93,33 +96,32 @@ class _DensityAdjoint(torch.autograd.Function):
 
 class _Density(torch.autograd.Function):
     @staticmethod
-    def forward(positions, supports, masses, kinds, call):
-        out = positions.new_empty(positions.shape[0])
-        _core.density(out, _plain(positions), _plain(supports), _plain(masses), kinds, call)
+    def forward(qx, qh, qm, qk, rx, rh, rm, rk, call):
+        out = qx.new_empty(qx.shape[0])
+        _core.density(out, *map(_plain, (qx, qh, qm)), qk, *map(_plain, (rx, rh, rm)), rk, call)
         return out
 
     @staticmethod
     def setup_context(ctx, inputs, output):
-        positions, supports, masses, kinds, call = inputs
-        ctx.save_for_backward(positions, supports, masses, kinds)
-        ctx.save_for_forward(positions, supports, masses, kinds)
+        *tensors, call = inputs
+        ctx.save_for_backward(*tensors)
+        ctx.save_for_forward(*tensors)
         ctx.call = call
 
     @staticmethod
     def backward(ctx, grad):
-        positions, supports, masses, kinds = ctx.saved_tensors
-        needs = tuple(ctx.needs_input_grad[:3])
-        grads = (None, None, None)
+        tensors = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        needs = (need[0], need[1], need[2], need[4], need[5], need[6])
+        grads = (None,) * 6
         if any(needs):
-            grads = _DensityAdjoint.apply(grad, positions, supports, masses, kinds, needs,
-                                          ctx.call)
-        return (*grads, None, None)
+            grads = _DensityAdjoint.apply(grad, *tensors, needs, ctx.call)
+        q, r = grads[:3], grads[3:]
+        return (*q, None, *r, None, None)
 
     @staticmethod
-    def jvp(ctx, positions_t, supports_t, masses_t, *_):
-        positions, supports, masses, kinds = ctx.saved_tensors
-        return _DensityTangent.apply(positions, supports, masses, kinds, positions_t, supports_t,
-                                     masses_t, ctx.call)
+    def jvp(ctx, dqx, dqh, dqm, _dqk, drx, drh, drm, _drk, _dcall):
+        return _DensityTangent.apply(*ctx.saved_tensors, dqx, dqh, dqm, drx, drh, drm, ctx.call)
 
     @staticmethod
     def vmap(info, in_dims, *args):
@@ -129,8 +131,12 @@ class _Density(torch.autograd.Function):
 def density(positions: torch.Tensor, supports: torch.Tensor, masses: torch.Tensor,
             kinds: torch.Tensor, neighbors: NeighborList, domain: Domain,
             kernel: Kernel = Kernel.Wendland4, support: SupportScheme = SupportScheme.Gather,
-            direction: Direction = Direction.AllToAll) -> torch.Tensor:
-    """rho_i = sum_j m_j W_ij, differentiable in positions, supports and masses (first order;
-    ``create_graph=True`` through it raises)."""
+            direction: Direction = Direction.AllToAll,
+            references: Optional[Sequence[torch.Tensor]] = None) -> torch.Tensor:
+    """rho_i = sum_j m_j W_ij for the queries (the first four tensors) and their ``references``
+    (a ``sphad.Particles`` of tensors; default: the queries), differentiable in every position,
+    support and mass (first order; ``create_graph=True`` through it raises). A tensor given in
+    both roles gets the sum of its two gradients."""
+    r = (positions, supports, masses, kinds) if references is None else tuple(references)
     call = _core._Call(neighbors, domain._core(), kernel, support, direction)
-    return _Density.apply(positions, supports, masses, kinds, call)
+    return _Density.apply(positions, supports, masses, kinds, *r, call)

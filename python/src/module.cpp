@@ -95,73 +95,111 @@ void with_dim_and_scalar(const char* function, const Array& positions, F&& f) {
   }
 }
 
-/// f(call) with the checked DensityCall<D, T> of the arrays' D and T.
+/// A set's arrays as Python passes them (queries or references).
+struct PySet {
+  const Array& positions;
+  const Array& supports;
+  const Array& masses;
+  const Array& kinds;
+  const char* role; ///< "" (queries) or "references." (references), before the names
+};
+
+/// The Python argument name of a set's array: the queries' are the call's own (`masses`), the
+/// references' those of its `references` argument (`references.masses`).
+inline std::string argument_of(const char* role, const char* name) {
+  return std::string(role) + name;
+}
+
+template <int D, class T>
+SetViews<D, T> set_views(const char* function, const PySet& s) {
+  const std::string x_name = argument_of(s.role, "positions");
+  const auto x = span_of<const Vec<T, D>, const T, D>(s.positions, function, x_name.c_str());
+  const std::int64_t n = x.size();
+  const std::string h_name = argument_of(s.role, "supports");
+  const std::string m_name = argument_of(s.role, "masses");
+  const std::string k_name = argument_of(s.role, "kinds");
+  return {x, span_of<const T, const T, 0>(s.supports, function, h_name.c_str(), n),
+          span_of<const T, const T, 0>(s.masses, function, m_name.c_str(), n),
+          span_of<const std::int32_t, const std::int32_t, 0>(s.kinds, function, k_name.c_str(), n)};
+}
+
+/// f(call) with the checked DensityCall<D, T> of the query positions' D and T.
 template <class F>
 void with_density_call(const char* function,
-                       const Array& positions,
-                       const Array& supports,
-                       const Array& masses,
-                       const Array& kinds,
+                       const PySet& queries,
+                       const PySet& references,
                        const PyCall& call,
                        F&& f) {
-  with_dim_and_scalar(function, positions, [&](auto dim, auto scalar) {
+  with_dim_and_scalar(function, queries.positions, [&](auto dim, auto scalar) {
     constexpr int D = decltype(dim)::value;
     using T = decltype(scalar);
-    const auto x = span_of<const Vec<T, D>, const T, D>(positions, function, "positions");
-    const std::int64_t n = x.size();
-    f(DensityCall<D, T>{
-        x, span_of<const T, const T, 0>(supports, function, "supports", n),
-        span_of<const T, const T, 0>(masses, function, "masses", n),
-        span_of<const std::int32_t, const std::int32_t, 0>(kinds, function, "kinds", n),
-        call.domain.get<D, T>(function), &call.neighbors->list, call.kernel, call.support,
-        ApplyOptions<T>{call.direction}, function});
+    f(DensityCall<D, T>{set_views<D, T>(function, queries), set_views<D, T>(function, references),
+                        call.domain.get<D, T>(function), &call.neighbors->list, call.kernel,
+                        call.support, ApplyOptions<T>{call.direction}, function});
   });
 }
 
-/// An optional array as a span (empty for None).
+/// An optional array as a span (empty for None), named by role and field.
 template <class E, class T, int Columns>
 Span<E> optional_span(const std::optional<Array>& a,
                       const char* function,
-                      const char* argument,
+                      const char* role,
+                      const char* name,
                       std::int64_t rows) {
-  return a ? span_of<E, T, Columns>(*a, function, argument, rows) : Span<E>{};
+  const std::string argument = argument_of(role, name);
+  return a ? span_of<E, T, Columns>(*a, function, argument.c_str(), rows) : Span<E>{};
 }
 
-PyNeighborList neighbor_list(const Array& positions,
-                             const Array& supports,
+PyNeighborList neighbor_list(const Array& query_positions,
+                             const Array& query_supports,
+                             const Array& reference_positions,
+                             const Array& reference_supports,
                              const PyDomain& domain,
                              SupportScheme support,
                              double skin) {
   constexpr const char* function = "neighbor_list";
   PyNeighborList out;
-  with_dim_and_scalar(function, positions, [&](auto dim, auto scalar) {
+  with_dim_and_scalar(function, query_positions, [&](auto dim, auto scalar) {
     constexpr int D = decltype(dim)::value;
     using T = decltype(scalar);
-    const auto x = span_of<const Vec<T, D>, const T, D>(positions, function, "positions");
-    const SearchPoints<D, T> points{
-        x, span_of<const T, const T, 0>(supports, function, "supports", x.size())};
+    const auto points = [&](const Array& positions, const Array& supports, const char* role) {
+      const std::string x_name = argument_of(role, "positions");
+      const std::string h_name = argument_of(role, "supports");
+      const auto x = span_of<const Vec<T, D>, const T, D>(positions, function, x_name.c_str());
+      return SearchPoints<D, T>{
+          x, span_of<const T, const T, 0>(supports, function, h_name.c_str(), x.size())};
+    };
+    const auto queries = points(query_positions, query_supports, "");
+    const auto references = points(reference_positions, reference_supports, "references.");
     SearchOptions<T> options;
     options.skin = T(skin);
     const Domain<D, T> box = domain.get<D, T>(function);
     nb::gil_scoped_release unlocked;
     kernels::dispatch(support, [&](auto s) {
       out.list =
-          build_neighbor_list<decltype(s)::value>(exec::host{}, points, points, box, options);
+          build_neighbor_list<decltype(s)::value>(exec::host{}, queries, references, box, options);
     });
   });
   return out;
 }
 
 void call_density(const Array& out,
-                  const Array& positions,
-                  const Array& supports,
-                  const Array& masses,
-                  const Array& kinds,
+                  const Array& query_positions,
+                  const Array& query_supports,
+                  const Array& query_masses,
+                  const Array& query_kinds,
+                  const Array& reference_positions,
+                  const Array& reference_supports,
+                  const Array& reference_masses,
+                  const Array& reference_kinds,
                   const PyCall& call) {
   constexpr const char* function = "density";
-  with_density_call(function, positions, supports, masses, kinds, call, [&](const auto& c) {
+  const PySet queries{query_positions, query_supports, query_masses, query_kinds, ""};
+  const PySet references{reference_positions, reference_supports, reference_masses, reference_kinds,
+                         "references."};
+  with_density_call(function, queries, references, call, [&](const auto& c) {
     using T = typename std::decay_t<decltype(c)>::scalar;
-    const auto rho = span_of<T, T, 0>(out, function, "out", c.positions.size());
+    const auto rho = span_of<T, T, 0>(out, function, "out", c.queries.positions.size());
     nb::gil_scoped_release unlocked;
     density_value(c, rho);
   });
@@ -169,55 +207,88 @@ void call_density(const Array& out,
 
 void call_density_jvp(const Array& out,
                       const Array& out_tangent,
-                      const Array& positions,
-                      const Array& supports,
-                      const Array& masses,
-                      const Array& kinds,
-                      const std::optional<Array>& positions_tangent,
-                      const std::optional<Array>& supports_tangent,
-                      const std::optional<Array>& masses_tangent,
+                      const Array& query_positions,
+                      const Array& query_supports,
+                      const Array& query_masses,
+                      const Array& query_kinds,
+                      const Array& reference_positions,
+                      const Array& reference_supports,
+                      const Array& reference_masses,
+                      const Array& reference_kinds,
+                      const std::optional<Array>& query_positions_tangent,
+                      const std::optional<Array>& query_supports_tangent,
+                      const std::optional<Array>& query_masses_tangent,
+                      const std::optional<Array>& reference_positions_tangent,
+                      const std::optional<Array>& reference_supports_tangent,
+                      const std::optional<Array>& reference_masses_tangent,
                       const PyCall& call) {
   constexpr const char* function = "density_jvp";
-  with_density_call(function, positions, supports, masses, kinds, call, [&](const auto& c) {
+  const PySet queries{query_positions, query_supports, query_masses, query_kinds, ""};
+  const PySet references{reference_positions, reference_supports, reference_masses, reference_kinds,
+                         "references."};
+  with_density_call(function, queries, references, call, [&](const auto& c) {
     using C = std::decay_t<decltype(c)>;
     constexpr int D = C::dim;
     using T = typename C::scalar;
-    const std::int64_t n = c.positions.size();
-    const auto dx = optional_span<const Vec<T, D>, const T, D>(positions_tangent, function,
-                                                               "positions_tangent", n);
-    const auto dh =
-        optional_span<const T, const T, 0>(supports_tangent, function, "supports_tangent", n);
-    const auto dm =
-        optional_span<const T, const T, 0>(masses_tangent, function, "masses_tangent", n);
-    const auto rho = span_of<T, T, 0>(out, function, "out", n);
-    const auto rho_dot = span_of<T, T, 0>(out_tangent, function, "out_tangent", n);
+    const auto tangents = [&](const auto& x, const auto& h, const auto& m, const char* role,
+                              std::int64_t n) {
+      return SetTangents<D, T>{
+          optional_span<const Vec<T, D>, const T, D>(x, function, role, "positions_tangent", n),
+          optional_span<const T, const T, 0>(h, function, role, "supports_tangent", n),
+          optional_span<const T, const T, 0>(m, function, role, "masses_tangent", n)};
+    };
+    const std::int64_t nq = c.queries.positions.size();
+    const std::int64_t nr = c.references.positions.size();
+    const auto dq =
+        tangents(query_positions_tangent, query_supports_tangent, query_masses_tangent, "", nq);
+    const auto dr = tangents(reference_positions_tangent, reference_supports_tangent,
+                             reference_masses_tangent, "references.", nr);
+    const auto rho = span_of<T, T, 0>(out, function, "out", nq);
+    const auto rho_dot = span_of<T, T, 0>(out_tangent, function, "out_tangent", nq);
     nb::gil_scoped_release unlocked;
-    density_jvp(c, dx, dh, dm, rho, rho_dot);
+    density_jvp(c, dq, dr, rho, rho_dot);
   });
 }
 
 void call_density_vjp(const Array& seed,
-                      const std::optional<Array>& positions_grad,
-                      const std::optional<Array>& supports_grad,
-                      const std::optional<Array>& masses_grad,
-                      const Array& positions,
-                      const Array& supports,
-                      const Array& masses,
-                      const Array& kinds,
+                      const std::optional<Array>& query_positions_grad,
+                      const std::optional<Array>& query_supports_grad,
+                      const std::optional<Array>& query_masses_grad,
+                      const std::optional<Array>& reference_positions_grad,
+                      const std::optional<Array>& reference_supports_grad,
+                      const std::optional<Array>& reference_masses_grad,
+                      const Array& query_positions,
+                      const Array& query_supports,
+                      const Array& query_masses,
+                      const Array& query_kinds,
+                      const Array& reference_positions,
+                      const Array& reference_supports,
+                      const Array& reference_masses,
+                      const Array& reference_kinds,
                       const PyCall& call) {
   constexpr const char* function = "density_vjp";
-  with_density_call(function, positions, supports, masses, kinds, call, [&](const auto& c) {
+  const PySet queries{query_positions, query_supports, query_masses, query_kinds, ""};
+  const PySet references{reference_positions, reference_supports, reference_masses, reference_kinds,
+                         "references."};
+  with_density_call(function, queries, references, call, [&](const auto& c) {
     using C = std::decay_t<decltype(c)>;
     constexpr int D = C::dim;
     using T = typename C::scalar;
-    const std::int64_t n = c.positions.size();
-    const auto rho_bar = span_of<const T, const T, 0>(seed, function, "seed", n);
-    const auto x_bar =
-        optional_span<Vec<T, D>, T, D>(positions_grad, function, "positions_grad", n);
-    const auto h_bar = optional_span<T, T, 0>(supports_grad, function, "supports_grad", n);
-    const auto m_bar = optional_span<T, T, 0>(masses_grad, function, "masses_grad", n);
+    const auto gradients = [&](const auto& x, const auto& h, const auto& m, const char* role,
+                               std::int64_t n) {
+      return SetGradients<D, T>{
+          optional_span<Vec<T, D>, T, D>(x, function, role, "positions_grad", n),
+          optional_span<T, T, 0>(h, function, role, "supports_grad", n),
+          optional_span<T, T, 0>(m, function, role, "masses_grad", n)};
+    };
+    const std::int64_t nq = c.queries.positions.size();
+    const std::int64_t nr = c.references.positions.size();
+    const auto rho_bar = span_of<const T, const T, 0>(seed, function, "seed", nq);
+    const auto gq = gradients(query_positions_grad, query_supports_grad, query_masses_grad, "", nq);
+    const auto gr = gradients(reference_positions_grad, reference_supports_grad,
+                              reference_masses_grad, "references.", nr);
     nb::gil_scoped_release unlocked;
-    density_vjp(c, rho_bar, x_bar, h_bar, m_bar);
+    density_vjp(c, rho_bar, gq, gr);
   });
 }
 
@@ -304,8 +375,7 @@ NB_MODULE(_core, m) {
 
   // The address the module reads an array at (the zero-copy test compares it with the array's).
   m.def("_address", [](const Array& a) { return reinterpret_cast<std::uintptr_t>(a.data()); });
-  m.def("neighbor_list", &neighbor_list, "positions"_a, "supports"_a, "domain"_a, "support"_a,
-        "skin"_a);
+
   nb::class_<PyCall>(m, "_Call")
       .def(
           "__init__",
@@ -315,12 +385,21 @@ NB_MODULE(_core, m) {
           },
           "neighbors"_a, "domain"_a, "kernel"_a, "support"_a, "direction"_a,
           nb::keep_alive<1, 2>());
-  m.def("density", &call_density, "out"_a, "positions"_a, "supports"_a, "masses"_a, "kinds"_a,
-        "call"_a);
-  m.def("density_jvp", &call_density_jvp, "out"_a, "out_tangent"_a, "positions"_a, "supports"_a,
-        "masses"_a, "kinds"_a, "positions_tangent"_a.none(), "supports_tangent"_a.none(),
-        "masses_tangent"_a.none(), "call"_a);
-  m.def("density_vjp", &call_density_vjp, "seed"_a, "positions_grad"_a.none(),
-        "supports_grad"_a.none(), "masses_grad"_a.none(), "positions"_a, "supports"_a, "masses"_a,
-        "kinds"_a, "call"_a);
+  m.def("neighbor_list", &neighbor_list, "query_positions"_a, "query_supports"_a,
+        "reference_positions"_a, "reference_supports"_a, "domain"_a, "support"_a, "skin"_a);
+  m.def("density", &call_density, "out"_a, "query_positions"_a, "query_supports"_a,
+        "query_masses"_a, "query_kinds"_a, "reference_positions"_a, "reference_supports"_a,
+        "reference_masses"_a, "reference_kinds"_a, "call"_a);
+  m.def("density_jvp", &call_density_jvp, "out"_a, "out_tangent"_a, "query_positions"_a,
+        "query_supports"_a, "query_masses"_a, "query_kinds"_a, "reference_positions"_a,
+        "reference_supports"_a, "reference_masses"_a, "reference_kinds"_a,
+        "query_positions_tangent"_a.none(), "query_supports_tangent"_a.none(),
+        "query_masses_tangent"_a.none(), "reference_positions_tangent"_a.none(),
+        "reference_supports_tangent"_a.none(), "reference_masses_tangent"_a.none(), "call"_a);
+  m.def("density_vjp", &call_density_vjp, "seed"_a, "query_positions_grad"_a.none(),
+        "query_supports_grad"_a.none(), "query_masses_grad"_a.none(),
+        "reference_positions_grad"_a.none(), "reference_supports_grad"_a.none(),
+        "reference_masses_grad"_a.none(), "query_positions"_a, "query_supports"_a, "query_masses"_a,
+        "query_kinds"_a, "reference_positions"_a, "reference_supports"_a, "reference_masses"_a,
+        "reference_kinds"_a, "call"_a);
 }

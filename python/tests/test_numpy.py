@@ -93,3 +93,20 @@ def test_the_quickstart_example_runs():
     out = subprocess.run([sys.executable, "-P", str(example)], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert "jvp =" in out.stdout
+
+
+def test_density_of_queries_over_references_of_their_own():
+    xq, hq, mq, kq, domain = cloud(n=40, periodic=False, seed=3)
+    xr, hr, mr, kr, _ = cloud(n=25, periodic=False, seed=4)
+    neighbors = sphad.neighbor_list(xq, hq, domain, references=(xr, hr))
+    assert neighbors.num_queries == 40 and neighbors.neighbors.max() < 25
+    rho = sphad.density(xq, hq, mq, kq, neighbors, domain,
+                        references=sphad.Particles(xr, hr, mr, kr))
+    r = np.linalg.norm(xq[:, None, :] - xr[None, :, :], axis=2)
+    expected = (mr[None, :] * wendland4_2d(r, hq[:, None])).sum(axis=1)
+    np.testing.assert_allclose(rho, expected, rtol=1e-13, atol=0)
+    with pytest.raises(ValueError, match="`references.masses`: has shape \\(24,\\), expected \\(25,\\)"):
+        sphad.density(xq, hq, mq, kq, neighbors, domain,
+                      references=sphad.Particles(xr, hr, mr[:-1], kr))
+    with pytest.raises(TypeError, match="`references.positions` must have dtype float64"):
+        sphad.neighbor_list(xq, hq, domain, references=(xr.astype(np.float32), hr))

@@ -117,3 +117,41 @@ def test_vmap_over_positions_equals_a_loop():
     f = lambda x: st.density(x, h.detach(), m.detach(), kinds, neighbors, domain)  # noqa: E731
     batch = torch.stack([x.detach() + 1e-3 * k for k in range(3)])
     assert torch.equal(torch.func.vmap(f)(batch), torch.stack([f(b) for b in batch]))
+
+
+def two_sets(periodic=True):
+    """Queries (30) and references (20) of their own."""
+    leaves = []
+    for n, seed in ((30, 3), (20, 4)):
+        x, h, m, kinds, domain = cloud(n=n, periodic=periodic, seed=seed)
+        leaves.append([torch.from_numpy(a).requires_grad_(True) for a in (x, h, m)])
+        leaves[-1].append(torch.from_numpy(kinds))
+    return leaves[0], leaves[1], domain
+
+
+@pytest.mark.parametrize("support,periodic", list(itertools.product(SUPPORTS, [True, False])))
+def test_gradcheck_with_queries_and_references_of_their_own(support, periodic):
+    (xq, hq, mq, kq), (xr, hr, mr, kr), domain = two_sets(periodic)
+    neighbors = sphad.neighbor_list(xq.detach(), hq.detach(), domain, support=support, skin=SKIN,
+                                    references=(xr.detach(), hr.detach()))
+
+    def f(xq, hq, mq, xr, hr, mr):
+        return st.density(xq, hq, mq, kq, neighbors, domain, sphad.Kernel.Wendland4, support,
+                          references=sphad.Particles(xr, hr, mr, kr))
+
+    assert torch.autograd.gradcheck(f, (xq, hq, mq, xr, hr, mr), check_forward_ad=True)
+
+
+def test_one_tensor_in_two_roles_gets_the_sum_of_its_two_gradients():
+    x, h, m, kinds, domain = tensors()
+    neighbors = sphad.neighbor_list(x.detach(), h.detach(), domain)
+    rho = st.density(x, h, m, kinds, neighbors, domain)  # the queries are the references
+    (rho ** 2).sum().backward()
+    clones = [[t.detach().clone().requires_grad_(True) for t in (x, h, m)] for _ in range(2)]
+    (xq, hq, mq), (xr, hr, mr) = clones
+    rho2 = st.density(xq, hq, mq, kinds, neighbors, domain,
+                      references=sphad.Particles(xr, hr, mr, kinds))
+    (rho2 ** 2).sum().backward()
+    assert torch.equal(rho, rho2)
+    for once, q, r in ((x, xq, xr), (h, hq, hr), (m, mq, mr)):
+        assert torch.allclose(once.grad, q.grad + r.grad, rtol=1e-14, atol=1e-14 * once.grad.abs().max())
