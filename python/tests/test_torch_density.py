@@ -155,3 +155,22 @@ def test_one_tensor_in_two_roles_gets_the_sum_of_its_two_gradients():
     assert torch.equal(rho, rho2)
     for once, q, r in ((x, xq, xr), (h, hq, hr), (m, mq, mr)):
         assert torch.allclose(once.grad, q.grad + r.grad, rtol=1e-14, atol=1e-14 * once.grad.abs().max())
+
+
+def test_a_call_without_derivatives_skips_autograd_and_gives_the_same_bits():
+    x, h, m, kinds, domain = tensors()
+    neighbors = sphad.neighbor_list(x.detach(), h.detach(), domain)
+    with_graph = st.density(x, h, m, kinds, neighbors, domain)
+    assert with_graph.grad_fn is not None
+    with torch.no_grad():
+        plain = st.density(x, h, m, kinds, neighbors, domain)
+    detached = st.density(x.detach(), h.detach(), m.detach(), kinds, neighbors, domain)
+    assert plain.grad_fn is None and detached.grad_fn is None
+    assert torch.equal(plain, with_graph) and torch.equal(detached, with_graph)
+    # forward AD with an open level still goes through the Function's jvp
+    import torch.autograd.forward_ad as fwAD
+    with fwAD.dual_level():
+        dual = fwAD.make_dual(x.detach(), torch.randn_like(x))  # (a translation: zero)
+        tangent = fwAD.unpack_dual(st.density(dual, h.detach(), m.detach(), kinds, neighbors,
+                                              domain)).tangent
+    assert tangent is not None and torch.any(tangent != 0)
