@@ -349,7 +349,8 @@ NB_MODULE(_core, m) {
       .value("AllToGhost", OperationDirection::AllToGhost)
       .value("AllToFluid", OperationDirection::AllToFluid)
       .value("AllToBoundary", OperationDirection::AllToBoundary)
-      .value("FluidToAll", OperationDirection::FluidToAll);
+      .value("FluidToAll", OperationDirection::FluidToAll)
+      .value("BoundaryToAll", OperationDirection::BoundaryToAll);
 
   nb::class_<PyDomain>(m, "_Domain")
       .def(nb::init<std::vector<double>, std::vector<double>, std::vector<bool>>(), "min"_a,

@@ -110,3 +110,9 @@ def test_density_of_queries_over_references_of_their_own():
                       references=sphad.Particles(xr, hr, mr[:-1], kr))
     with pytest.raises(TypeError, match="`references.positions` must have dtype float64"):
         sphad.neighbor_list(xq, hq, domain, references=(xr.astype(np.float32), hr))
+
+
+def test_the_enums_carry_the_cpp_values():
+    assert len(sphad.Direction.__members__) == 15 and sphad.Direction.BoundaryToAll.value == 14
+    assert sphad.Kernel.Wendland4.value == 1 and sphad.SupportScheme.Gather.value == 11
+    assert len(sphad.Kernel.__members__) == 15 and len(sphad.SupportScheme.__members__) == 6
