@@ -9,6 +9,7 @@ importing ``sphad`` does not import torch.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, NamedTuple, Optional, Sequence
 
 import numpy as np
@@ -28,7 +29,9 @@ class Domain:
     max: Sequence[float]
     periodic: Sequence[bool]
 
-    def _core(self) -> "_core._Domain":
+    @cached_property
+    def _native(self) -> "_core._Domain":
+        """The box as the module takes it, converted once per Domain (it is immutable)."""
         return _core._Domain([float(v) for v in self.min], [float(v) for v in self.max],
                              [bool(p) for p in self.periodic])
 
@@ -50,7 +53,7 @@ def neighbor_list(positions, supports, domain: Domain,
     two entries are positions and supports; default: the queries themselves), as a C++-owned
     list (its ``offsets`` and ``neighbors`` read without a copy)."""
     rx, rh = (positions, supports) if references is None else (references[0], references[1])
-    return _core.neighbor_list(positions, supports, rx, rh, domain._core(), support, skin)
+    return _core.neighbor_list(positions, supports, rx, rh, domain._native, support, skin)
 
 
 def density(positions, supports, masses, kinds, neighbors: NeighborList, domain: Domain,
@@ -64,5 +67,5 @@ def density(positions, supports, masses, kinds, neighbors: NeighborList, domain:
     if out is None:
         out = np.empty(len(positions), dtype=np.asarray(positions).dtype)
     _core.density(out, positions, supports, masses, kinds, *r,
-                  _core._Call(neighbors, domain._core(), kernel, support, direction))
+                  _core._Call(neighbors, domain._native, kernel, support, direction))
     return out

@@ -150,7 +150,7 @@ def density(positions: torch.Tensor, supports: torch.Tensor, masses: torch.Tenso
     support and mass (first order; ``create_graph=True`` through it raises). A tensor given in
     both roles gets the sum of its two gradients."""
     r = (positions, supports, masses, kinds) if references is None else tuple(references)
-    call = _core._Call(neighbors, domain._core(), kernel, support, direction)
+    call = _core._Call(neighbors, domain._native, kernel, support, direction)
     tensors = (positions, supports, masses, kinds, *r)
     if _plain_call(tensors):
         return _Density.forward(*tensors, call)

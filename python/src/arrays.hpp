@@ -60,18 +60,28 @@ inline bool c_contiguous(const Array& a) {
   return true;
 }
 
+/// A Python argument's name: a role's prefix ("" for the call's own arrays, "references." for
+/// the reference set's) and the field, joined only when a message needs them.
+struct Name {
+  const char* prefix = "";
+  const char* field;
+  Name(const char* f) : field(f) {} // NOLINT: a plain name converts
+  Name(const char* p, const char* f) : prefix(p), field(f) {}
+  std::string str() const { return std::string(prefix) + field; }
+};
+
 /// `a`'s elements as E (T, or Vec<T, D> for a [n, D] array) after the checks: dtype T, rank 1
 /// ([n]) or 2 ([n, D]), `rows` rows when rows >= 0, C-contiguous.
 template <class T, int Columns = 0>
-T* checked(const Array& a, const char* function, const char* argument, std::int64_t rows = -1) {
+T* checked(const Array& a, const char* function, const Name& argument, std::int64_t rows = -1) {
   using namespace std::string_literals;
   if (a.dtype() != nb::dtype<T>()) {
-    throw nb::type_error(("sphad::"s + function + ": argument `" + argument + "` must have dtype " +
-                          dtype_name<T>() + " (no conversion is made)")
+    throw nb::type_error(("sphad::"s + function + ": argument `" + argument.str() +
+                          "` must have dtype " + dtype_name<T>() + " (no conversion is made)")
                              .c_str());
   }
   if (!c_contiguous(a)) {
-    throw nb::type_error(("sphad::"s + function + ": argument `" + argument +
+    throw nb::type_error(("sphad::"s + function + ": argument `" + argument.str() +
                           "` must be contiguous (call .contiguous(); no copy is made)")
                              .c_str());
   }
@@ -82,7 +92,7 @@ T* checked(const Array& a, const char* function, const char* argument, std::int6
     const std::string want = Columns == 0 ? "(" + (rows < 0 ? "n"s : std::to_string(rows)) + ",)"
                                           : "(" + (rows < 0 ? "n"s : std::to_string(rows)) + ", " +
                                                 std::to_string(Columns) + ")";
-    sphad::detail::throw_invalid_argument(function, argument,
+    sphad::detail::throw_invalid_argument(function, argument.str().c_str(),
                                           "has shape " + shape_of(a) + ", expected " + want);
   }
   return static_cast<T*>(a.data());
@@ -91,7 +101,7 @@ T* checked(const Array& a, const char* function, const char* argument, std::int6
 /// A span of n elements E over a checked array (E = Vec<T, D>: an [n, D] array).
 template <class E, class T, int Columns>
 Span<E>
-span_of(const Array& a, const char* function, const char* argument, std::int64_t rows = -1) {
+span_of(const Array& a, const char* function, const Name& argument, std::int64_t rows = -1) {
   T* p = checked<std::remove_const_t<T>, Columns>(a, function, argument, rows);
   const std::int64_t n = a.ndim() == 0 ? 0 : std::int64_t(a.shape(0));
   return Span<E>(reinterpret_cast<E*>(p), n);

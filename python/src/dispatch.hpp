@@ -14,27 +14,27 @@ namespace sphad::python {
 using Kernels = kernels::
     KernelList<kernels::Wendland2, kernels::Wendland4, kernels::Wendland6, kernels::CubicSpline>;
 
-template <class F, class K, class... Rest>
-void with_kernel_in(const char* function, KernelId id, F&& f, kernels::KernelList<K, Rest...>) {
-  if (id == K::id) {
-    f(K{});
-  } else if constexpr (sizeof...(Rest) > 0) {
-    with_kernel_in(function, id, f, kernels::KernelList<Rest...>{});
-  } else {
-    sphad::detail::throw_invalid_argument(
-        function, "kernel",
-        sphad::detail::concat("kernel ", static_cast<int>(id),
-                              " is not in this build (Wendland2, Wendland4, Wendland6, "
-                              "CubicSpline)"));
-  }
-}
+/// Whether kernel K is in the list L.
+template <class K, class L>
+inline constexpr bool in_list_v = false;
+template <class K, class... Ks>
+inline constexpr bool in_list_v<K, kernels::KernelList<Ks...>> = (std::is_same_v<K, Ks> || ...);
 
-/// f(K{}, std::integral_constant<SupportScheme, S>{}) for the kernel and scheme named.
+/// f(K{}, std::integral_constant<SupportScheme, S>{}) for the kernel and scheme named (the
+/// library's own switches); a kernel this build leaves out throws naming `kernel`.
 template <class F>
 void with_kernel_and_support(const char* function, KernelId kernel, SupportScheme support, F&& f) {
-  with_kernel_in(
-      function, kernel, [&](auto k) { kernels::dispatch(support, [&](auto s) { f(k, s); }); },
-      Kernels{});
+  kernels::dispatch(kernel, [&](auto k) {
+    using K = decltype(k);
+    if constexpr (in_list_v<K, Kernels>) {
+      kernels::dispatch(support, [&](auto s) { f(k, s); });
+    } else {
+      sphad::detail::throw_invalid_argument(
+          function, "kernel",
+          sphad::detail::concat(K::name, " is not in this build (Wendland2, Wendland4, "
+                                         "Wendland6, CubicSpline)"));
+    }
+  });
 }
 
 } // namespace sphad::python

@@ -55,10 +55,10 @@ struct PyDomain {
 };
 
 /// What a Density call shares beyond the particle arrays: the list, the box and the runtime
-/// choices (made once per autograd Function call; holds the list alive).
+/// choices (made once per autograd Function call; holds the list and the box alive).
 struct PyCall {
   const PyNeighborList* neighbors;
-  PyDomain domain;
+  const PyDomain* domain;
   KernelId kernel;
   SupportScheme support;
   OperationDirection direction;
@@ -104,23 +104,14 @@ struct PySet {
   const char* role; ///< "" (queries) or "references." (references), before the names
 };
 
-/// The Python argument name of a set's array: the queries' are the call's own (`masses`), the
-/// references' those of its `references` argument (`references.masses`).
-inline std::string argument_of(const char* role, const char* name) {
-  return std::string(role) + name;
-}
-
 template <int D, class T>
 SetViews<D, T> set_views(const char* function, const PySet& s) {
-  const std::string x_name = argument_of(s.role, "positions");
-  const auto x = span_of<const Vec<T, D>, const T, D>(s.positions, function, x_name.c_str());
+  const auto x = span_of<const Vec<T, D>, const T, D>(s.positions, function, {s.role, "positions"});
   const std::int64_t n = x.size();
-  const std::string h_name = argument_of(s.role, "supports");
-  const std::string m_name = argument_of(s.role, "masses");
-  const std::string k_name = argument_of(s.role, "kinds");
-  return {x, span_of<const T, const T, 0>(s.supports, function, h_name.c_str(), n),
-          span_of<const T, const T, 0>(s.masses, function, m_name.c_str(), n),
-          span_of<const std::int32_t, const std::int32_t, 0>(s.kinds, function, k_name.c_str(), n)};
+  return {
+      x, span_of<const T, const T, 0>(s.supports, function, {s.role, "supports"}, n),
+      span_of<const T, const T, 0>(s.masses, function, {s.role, "masses"}, n),
+      span_of<const std::int32_t, const std::int32_t, 0>(s.kinds, function, {s.role, "kinds"}, n)};
 }
 
 /// f(call) with the checked DensityCall<D, T> of the query positions' D and T.
@@ -134,7 +125,7 @@ void with_density_call(const char* function,
     constexpr int D = decltype(dim)::value;
     using T = decltype(scalar);
     f(DensityCall<D, T>{set_views<D, T>(function, queries), set_views<D, T>(function, references),
-                        call.domain.get<D, T>(function), &call.neighbors->list, call.kernel,
+                        call.domain->get<D, T>(function), &call.neighbors->list, call.kernel,
                         call.support, ApplyOptions<T>{call.direction}, function});
   });
 }
@@ -146,8 +137,7 @@ Span<E> optional_span(const std::optional<Array>& a,
                       const char* role,
                       const char* name,
                       std::int64_t rows) {
-  const std::string argument = argument_of(role, name);
-  return a ? span_of<E, T, Columns>(*a, function, argument.c_str(), rows) : Span<E>{};
+  return a ? span_of<E, T, Columns>(*a, function, {role, name}, rows) : Span<E>{};
 }
 
 PyNeighborList neighbor_list(const Array& query_positions,
@@ -163,11 +153,9 @@ PyNeighborList neighbor_list(const Array& query_positions,
     constexpr int D = decltype(dim)::value;
     using T = decltype(scalar);
     const auto points = [&](const Array& positions, const Array& supports, const char* role) {
-      const std::string x_name = argument_of(role, "positions");
-      const std::string h_name = argument_of(role, "supports");
-      const auto x = span_of<const Vec<T, D>, const T, D>(positions, function, x_name.c_str());
+      const auto x = span_of<const Vec<T, D>, const T, D>(positions, function, {role, "positions"});
       return SearchPoints<D, T>{
-          x, span_of<const T, const T, 0>(supports, function, h_name.c_str(), x.size())};
+          x, span_of<const T, const T, 0>(supports, function, {role, "supports"}, x.size())};
     };
     const auto queries = points(query_positions, query_supports, "");
     const auto references = points(reference_positions, reference_supports, "references.");
@@ -380,12 +368,12 @@ NB_MODULE(_core, m) {
   nb::class_<PyCall>(m, "_Call")
       .def(
           "__init__",
-          [](PyCall* self, const PyNeighborList& neighbors, PyDomain domain, KernelId kernel,
+          [](PyCall* self, const PyNeighborList& neighbors, const PyDomain& domain, KernelId kernel,
              SupportScheme support, OperationDirection direction) {
-            new (self) PyCall{&neighbors, std::move(domain), kernel, support, direction};
+            new (self) PyCall{&neighbors, &domain, kernel, support, direction};
           },
-          "neighbors"_a, "domain"_a, "kernel"_a, "support"_a, "direction"_a,
-          nb::keep_alive<1, 2>());
+          "neighbors"_a, "domain"_a, "kernel"_a, "support"_a, "direction"_a, nb::keep_alive<1, 2>(),
+          nb::keep_alive<1, 3>());
   m.def("neighbor_list", &neighbor_list, "query_positions"_a, "query_supports"_a,
         "reference_positions"_a, "reference_supports"_a, "domain"_a, "support"_a, "skin"_a);
   m.def("density", &call_density, "out"_a, "query_positions"_a, "query_supports"_a,
