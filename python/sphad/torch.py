@@ -3,6 +3,10 @@
 mode (torch.func.jvp, torch.autograd.forward_ad) through sphad's dual-number JVP.
 
 Tensors are CPU tensors, C-contiguous, float32 or float64 (kinds: int32); none is copied.
+Each operator is differentiable in every floating input it reads, of both sets: positions,
+supports, masses, densities, volumes and field values (first order; ``create_graph=True``
+through it raises). A tensor given in both roles (the default references) gets the sum of its
+two gradients.
 """
 from __future__ import annotations
 
@@ -11,14 +15,17 @@ from typing import Optional, Sequence
 import torch
 
 from . import _core
-from . import Direction, Domain, Kernel, NeighborList, Particles, SupportScheme  # noqa: F401
+from . import (DERIVED, INPUTS, OUT, OUT_TANGENT, SEED, Direction, DivergenceMode,  # noqa: F401
+               Domain, GradientScheme, Kernel, LaplacianScheme, NeighborList, Operator,
+               Particles, SupportScheme, _DEFAULTS, _GRADIENTS, _TANGENTS, call_options,
+               choices_of, prepare, sets, slots)
 
-__all__ = ["density"]
+__all__ = ["curl", "density", "divergence", "gradient", "interpolate", "laplacian"]
 
 
 def _plain(t):
     """The tensor's data for sphad (a tensor that requires grad is exported detached)."""
-    return None if t is None else t.detach()
+    return t if t is None or not t.requires_grad else t.detach()
 
 
 def _tangent(t):
@@ -45,6 +52,7 @@ def _plain_call(tensors) -> bool:
     off), no forward-AD level is open and no torch.func transform wraps a tensor. Then the
     operator's C++ call is made directly, without an autograd Function (a third of the time of
     a small call)."""
+    tensors = [t for t in tensors if t is not None]
     if torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
         return False
     if torch.autograd.forward_ad._current_level >= 0:
@@ -52,17 +60,31 @@ def _plain_call(tensors) -> bool:
     return not any(torch._C._functorch.is_functorch_wrapped_tensor(t) for t in tensors)
 
 
-class _DensityTangent(torch.autograd.Function):
-    """The tangent of Density along both sets' (x', h', m') (absent ones None): the body of
-    `_Density`'s jvp rule, itself a Function so that torch.func hands its forward plain
+def _value(entry, function, call, inputs):
+    """The operator's value: one C++ call into a new tensor."""
+    out = inputs[0].new_empty((inputs[0].shape[0], *entry.out_shape))
+    arrays = slots(tuple(map(_plain, inputs[:INPUTS])), tuple(map(_plain, inputs[INPUTS:])))
+    arrays[OUT] = out
+    _core.run(entry.address, 1, function, arrays, call)
+    return out
+
+
+class _Tangent(torch.autograd.Function):
+    """The tangent of an operator along the given inputs' tangents (absent ones None: zero): the
+    body of `_Operator`'s jvp rule, itself a Function so that torch.func hands its forward plain
     tensors."""
 
     @staticmethod
-    def forward(qx, qh, qm, qk, rx, rh, rm, rk, dqx, dqh, dqm, drx, drh, drm, call):
-        out = qx.new_empty(qx.shape[0])
+    def forward(entry, function, call, *inputs_and_tangents):
+        inputs = inputs_and_tangents[:2 * INPUTS]
+        tangents = inputs_and_tangents[2 * INPUTS:]
+        arrays = slots(tuple(map(_plain, inputs[:INPUTS])), tuple(map(_plain, inputs[INPUTS:])))
+        for k, t in enumerate(tangents):
+            arrays[_TANGENTS + k] = _tangent(t)
+        out = inputs[0].new_empty((inputs[0].shape[0], *entry.out_shape))
         out_t = torch.empty_like(out)
-        _core.density_jvp(out, out_t, *map(_plain, (qx, qh, qm)), qk, *map(_plain, (rx, rh, rm)),
-                          rk, *map(_tangent, (dqx, dqh, dqm, drx, drh, drm)), call)
+        arrays[OUT], arrays[OUT_TANGENT] = out, out_t
+        _core.run(entry.address, 2, function, arrays, call)
         return out_t
 
     @staticmethod
@@ -71,24 +93,28 @@ class _DensityTangent(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, grad):
-        raise NotImplementedError("sphad: Density's tangent is not differentiable again "
+        raise NotImplementedError("sphad: an operator's tangent is not differentiable again "
                                   "(second order: only the C++ API's position HVP)")
 
     @staticmethod
     def vmap(info, in_dims, *args):
-        return _vmap_by_loop(_DensityTangent, info, in_dims, *args)
+        return _vmap_by_loop(_Tangent, info, in_dims, *args)
 
 
-class _DensityAdjoint(torch.autograd.Function):
-    """The gradients of Density for the seed, the queries' then the references' (those not
-    wanted None): the body of `_Density`'s backward, a Function for the same reason."""
+class _Adjoint(torch.autograd.Function):
+    """The gradients of an operator for the seed, in `DERIVED` order per set (those not wanted
+    None): the body of `_Operator`'s backward, a Function for the same reason."""
 
     @staticmethod
-    def forward(seed, qx, qh, qm, qk, rx, rh, rm, rk, needs, call):
-        grads = [torch.empty_like(t) if need else None
-                 for t, need in zip((qx, qh, qm, rx, rh, rm), needs)]
-        _core.density_vjp(_tangent(seed), *grads, *map(_plain, (qx, qh, qm)), qk,
-                          *map(_plain, (rx, rh, rm)), rk, call)
+    def forward(entry, function, call, needs, seed, *inputs):
+        derived = [inputs[s * INPUTS + k] for s in range(2) for k in DERIVED]
+        grads = [torch.empty_like(t) if need and t is not None else None
+                 for t, need in zip(derived, needs)]
+        arrays = slots(tuple(map(_plain, inputs[:INPUTS])), tuple(map(_plain, inputs[INPUTS:])))
+        for k, g in enumerate(grads):
+            arrays[_GRADIENTS + k] = g
+        arrays[SEED] = _tangent(seed)
+        _core.run(entry.address, 3, function, arrays, call)
         return tuple(grads)
 
     @staticmethod
@@ -97,61 +123,97 @@ class _DensityAdjoint(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, *grads):
-        raise NotImplementedError("sphad: Density's gradient is not differentiable again "
+        raise NotImplementedError("sphad: an operator's gradient is not differentiable again "
                                   "(create_graph=True; second order: only the C++ API's "
                                   "position HVP)")
 
     @staticmethod
     def vmap(info, in_dims, *args):
-        return _vmap_by_loop(_DensityAdjoint, info, in_dims, *args)
+        return _vmap_by_loop(_Adjoint, info, in_dims, *args)
 
 
-class _Density(torch.autograd.Function):
+class _Operator(torch.autograd.Function):
     @staticmethod
-    def forward(qx, qh, qm, qk, rx, rh, rm, rk, call):
-        out = qx.new_empty(qx.shape[0])
-        _core.density(out, *map(_plain, (qx, qh, qm)), qk, *map(_plain, (rx, rh, rm)), rk, call)
-        return out
+    def forward(entry, function, call, *inputs):
+        return _value(entry, function, call, inputs)
 
     @staticmethod
     def setup_context(ctx, inputs, output):
-        *tensors, call = inputs
+        entry, function, call, *tensors = inputs
         ctx.save_for_backward(*tensors)
         ctx.save_for_forward(*tensors)
-        ctx.call = call
+        ctx.entry, ctx.function, ctx.call = entry, function, call
 
     @staticmethod
     def backward(ctx, grad):
         tensors = ctx.saved_tensors
-        need = ctx.needs_input_grad
-        needs = (need[0], need[1], need[2], need[4], need[5], need[6])
-        grads = (None,) * 6
+        need = ctx.needs_input_grad[3:]
+        needs = tuple(need[s * INPUTS + k] for s in range(2) for k in DERIVED)
+        grads = [None] * (2 * INPUTS)
         if any(needs):
-            grads = _DensityAdjoint.apply(grad, *tensors, needs, ctx.call)
-        q, r = grads[:3], grads[3:]
-        return (*q, None, *r, None, None)
+            derived = _Adjoint.apply(ctx.entry, ctx.function, ctx.call, needs, grad, *tensors)
+            for n, g in enumerate(derived):
+                grads[(n // len(DERIVED)) * INPUTS + DERIVED[n % len(DERIVED)]] = g
+        return (None, None, None, *grads)
 
     @staticmethod
-    def jvp(ctx, dqx, dqh, dqm, _dqk, drx, drh, drm, _drk, _dcall):
-        return _DensityTangent.apply(*ctx.saved_tensors, dqx, dqh, dqm, drx, drh, drm, ctx.call)
+    def jvp(ctx, _de, _df, _dc, *tangents):
+        derived = [tangents[s * INPUTS + k] for s in range(2) for k in DERIVED]
+        return _Tangent.apply(ctx.entry, ctx.function, ctx.call, *ctx.saved_tensors, *derived)
 
     @staticmethod
     def vmap(info, in_dims, *args):
-        return _vmap_by_loop(_Density, info, in_dims, *args)
+        return _vmap_by_loop(_Operator, info, in_dims, *args)
+
+
+def _apply(choices: tuple, function: str, q: tuple, r: tuple, neighbors, domain, direction,
+           calibration_n_h):
+    entry = prepare(choices, q, r, function)
+    if choices[0] == "Density":  # reads no densities or values: leave them out of the graph
+        q = (*q[:4], None, q[5], None)
+        r = (*r[:4], None, r[5], None)
+    elif not entry.needs_densities:
+        q = (*q[:4], None, *q[5:])
+        r = (*r[:4], None, *r[5:])
+    call = call_options(neighbors, domain, direction, calibration_n_h)
+    tensors = (*q, *r)
+    if _plain_call(tensors):
+        return _value(entry, function, call, tensors)
+    return _Operator.apply(entry, function, call, *tensors)
 
 
 def density(positions: torch.Tensor, supports: torch.Tensor, masses: torch.Tensor,
             kinds: torch.Tensor, neighbors: NeighborList, domain: Domain,
             kernel: Kernel = Kernel.Wendland4, support: SupportScheme = SupportScheme.Gather,
             direction: Direction = Direction.AllToAll,
-            references: Optional[Sequence[torch.Tensor]] = None) -> torch.Tensor:
+            references: Optional[Sequence[torch.Tensor]] = None, volumes=None,
+            calibration_n_h: float = 0.0) -> torch.Tensor:
     """rho_i = sum_j m_j W_ij for the queries (the first four tensors) and their ``references``
     (a ``sphad.Particles`` of tensors; default: the queries), differentiable in every position,
-    support and mass (first order; ``create_graph=True`` through it raises). A tensor given in
-    both roles gets the sum of its two gradients."""
-    r = (positions, supports, masses, kinds) if references is None else tuple(references)
-    call = _core._Call(neighbors, domain._native, kernel, support, direction)
-    tensors = (positions, supports, masses, kinds, *r)
-    if _plain_call(tensors):
-        return _Density.forward(*tensors, call)
-    return _Density.apply(*tensors, call)
+    support and mass."""
+    q, r = sets(positions, supports, masses, kinds, None, volumes, None, references)
+    return _apply(("Density", kernel, support, *_DEFAULTS), "density", q, r, neighbors, domain,
+                  direction, calibration_n_h)
+
+
+def _field_operator(operation: str):
+    def apply(positions, supports, masses, kinds, densities, values, neighbors: NeighborList,
+              domain: Domain, kernel: Kernel = Kernel.Wendland4,
+              support: SupportScheme = SupportScheme.Gather,
+              scheme: GradientScheme = GradientScheme.Naive,
+              direction: Direction = Direction.AllToAll,
+              references: Optional[Sequence] = None, volumes=None,
+              calibration_n_h: float = 0.0, **choices) -> torch.Tensor:
+        q, r = sets(positions, supports, masses, kinds, densities, volumes, values, references)
+        return _apply(choices_of(operation, kernel, support, scheme, choices), operation.lower(), q, r, neighbors, domain, direction, calibration_n_h)
+    apply.__name__ = operation.lower()
+    apply.__doc__ = (f"sphad.{operation.lower()} for tensors, differentiable in both sets' "
+                     "positions, supports, masses, densities, volumes and values.")
+    return apply
+
+
+interpolate = _field_operator("Interpolate")
+gradient = _field_operator("Gradient")
+divergence = _field_operator("Divergence")
+curl = _field_operator("Curl")
+laplacian = _field_operator("Laplacian")

@@ -7,11 +7,14 @@
 #include <sphad/search.hpp>
 
 #include "arrays.hpp"
-#include "density.hpp"
+#include "entry.hpp"
+#include "operator_call.hpp"
 
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 #include <cstdint>
@@ -24,6 +27,9 @@ namespace nb = nanobind;
 using namespace nb::literals;
 
 namespace sphad::python {
+/// The entries compiled into the module (generated: sphad/_entries.py).
+void add_builtin_entries(std::vector<std::pair<std::string, EntryFunction>>& out);
+
 namespace {
 
 /// A neighbour list owned by C++ (its arrays are exposed read-only, without a copy).
@@ -54,14 +60,13 @@ struct PyDomain {
   }
 };
 
-/// What a Density call shares beyond the particle arrays: the list, the box and the runtime
-/// choices (made once per autograd Function call; holds the list and the box alive).
+/// What an operator call shares beyond its arrays: the list and the box (held alive by the
+/// Python object) and the options.
 struct PyCall {
   const PyNeighborList* neighbors;
   const PyDomain* domain;
-  KernelId kernel;
-  SupportScheme support;
   OperationDirection direction;
+  double calibration_n_h;
 };
 
 /// f(std::integral_constant<int, D>{}, T{}) for positions of shape (n, D) and dtype T.
@@ -95,49 +100,98 @@ void with_dim_and_scalar(const char* function, const Array& positions, F&& f) {
   }
 }
 
-/// A set's arrays as Python passes them (queries or references).
-struct PySet {
-  const Array& positions;
-  const Array& supports;
-  const Array& masses;
-  const Array& kinds;
-  const char* role; ///< "" (queries) or "references." (references), before the names
-};
-
-template <int D, class T>
-SetViews<D, T> set_views(const char* function, const PySet& s) {
-  const auto x = span_of<const Vec<T, D>, const T, D>(s.positions, function, {s.role, "positions"});
-  const std::int64_t n = x.size();
-  return {
-      x, span_of<const T, const T, 0>(s.supports, function, {s.role, "supports"}, n),
-      span_of<const T, const T, 0>(s.masses, function, {s.role, "masses"}, n),
-      span_of<const std::int32_t, const std::int32_t, 0>(s.kinds, function, {s.role, "kinds"}, n)};
+/// The arrays of a call in their slots (operator_call.hpp): each given one checked for dtype
+/// (kinds int32, every other the positions' float32 or float64) and layout (C-contiguous);
+/// shapes are the entry's to check.
+void fill_slots(OperatorCall& c, const std::vector<std::optional<Array>>& arrays) {
+  using namespace std::string_literals;
+  SPHAD_REQUIRE(arrays.size() == std::size_t(slot::count), c.function, "arrays",
+                sphad::detail::concat("has ", arrays.size(), " entries, expected ", slot::count));
+  SPHAD_REQUIRE(arrays[0].has_value(), c.function, "positions", "is required");
+  const Array& x = *arrays[0];
+  with_dim_and_scalar(c.function, x, [&](auto dim, auto) { c.dim = decltype(dim)::value; });
+  for (int s = 0; s < slot::count; ++s) {
+    if (!arrays[std::size_t(s)]) {
+      continue;
+    }
+    const Array& a = *arrays[std::size_t(s)];
+    const bool kinds = s == slot::input(0, 3) || s == slot::input(1, 3);
+    const bool dtype_ok = kinds ? a.dtype() == nb::dtype<std::int32_t>() : a.dtype() == x.dtype();
+    if (!dtype_ok || !c_contiguous(a)) {
+      const std::string name = entry_detail::slot_name(s);
+      const std::string dtype = kinds                              ? "int32"
+                                : x.dtype() == nb::dtype<double>() ? "float64"
+                                                                   : "float32";
+      throw nb::type_error(("sphad::"s + c.function + ": argument `" + name + "` must " +
+                            (dtype_ok ? "be contiguous (call .contiguous(); no copy is made)"
+                                      : "have dtype " + dtype + " (no conversion is made)"))
+                               .c_str());
+    }
+    ArrayRef& r = c.arrays[s];
+    r.data = a.data();
+    r.ndim = int(a.ndim());
+    SPHAD_REQUIRE(r.ndim <= 6, c.function, entry_detail::slot_name(s).c_str(),
+                  sphad::detail::concat("has ", r.ndim, " axes (at most 6)"));
+    for (int k = 0; k < r.ndim; ++k) {
+      r.shape[k] = std::int64_t(a.shape(std::size_t(k)));
+    }
+  }
 }
 
-/// f(call) with the checked DensityCall<D, T> of the query positions' D and T.
-template <class F>
-void with_density_call(const char* function,
-                       const PySet& queries,
-                       const PySet& references,
-                       const PyCall& call,
-                       F&& f) {
-  with_dim_and_scalar(function, queries.positions, [&](auto dim, auto scalar) {
-    constexpr int D = decltype(dim)::value;
-    using T = decltype(scalar);
-    f(DensityCall<D, T>{set_views<D, T>(function, queries), set_views<D, T>(function, references),
-                        call.domain->get<D, T>(function), &call.neighbors->list, call.kernel,
-                        call.support, ApplyOptions<T>{call.direction}, function});
-  });
+/// Raises the entry's error, if any, as ValueError (invalid argument) or RuntimeError.
+void raise_status(const OperatorCall& c) {
+  if (c.status == 1) {
+    throw nb::value_error(c.message);
+  }
+  if (c.status != 0) {
+    throw std::runtime_error(c.message);
+  }
 }
 
-/// An optional array as a span (empty for None), named by role and field.
-template <class E, class T, int Columns>
-Span<E> optional_span(const std::optional<Array>& a,
-                      const char* function,
-                      const char* role,
-                      const char* name,
-                      std::int64_t rows) {
-  return a ? span_of<E, T, Columns>(*a, function, {role, name}, rows) : Span<E>{};
+/// Runs entry `address` (verb value, jvp or vjp) on the arrays in their slots.
+void run(std::uintptr_t address,
+         int verb,
+         const char* function,
+         const std::vector<std::optional<Array>>& arrays,
+         const PyCall& call) {
+  OperatorCall c;
+  c.function = function;
+  fill_slots(c, arrays);
+  SPHAD_REQUIRE(verb >= 1 && verb <= 3, function, "verb", "must be 1, 2 or 3");
+  const PyDomain& d = *call.domain;
+  SPHAD_REQUIRE(d.min.size() == std::size_t(c.dim) && d.max.size() == std::size_t(c.dim) &&
+                    d.periodic.size() == std::size_t(c.dim),
+                function, "domain",
+                sphad::detail::concat(
+                    "has ", d.min.size(), ", ", d.max.size(), " and ", d.periodic.size(),
+                    " entries in min, max and periodic; the positions have ", c.dim, " columns"));
+  for (int a = 0; a < c.dim; ++a) {
+    c.min[a] = d.min[std::size_t(a)];
+    c.max[a] = d.max[std::size_t(a)];
+    c.periodic[a] = d.periodic[std::size_t(a)];
+  }
+  c.list = &call.neighbors->list;
+  c.direction = call.direction;
+  c.calibration_n_h = call.calibration_n_h;
+  const auto entry = reinterpret_cast<EntryFunction>(address);
+  {
+    nb::gil_scoped_release unlocked;
+    entry(verb, &c);
+  }
+  raise_status(c);
+}
+
+/// The output's trailing shape and what the operator reads (entry `address`).
+nb::tuple describe(std::uintptr_t address) {
+  OperatorCall c;
+  c.function = "describe";
+  reinterpret_cast<EntryFunction>(address)(int(Verb::describe), &c);
+  raise_status(c);
+  nb::list shape;
+  for (int k = 0; k < c.out_ndim; ++k) {
+    shape.append(c.out_shape[k]);
+  }
+  return nb::make_tuple(nb::tuple(shape), c.needs_densities, c.needs_values);
 }
 
 PyNeighborList neighbor_list(const Array& query_positions,
@@ -169,115 +223,6 @@ PyNeighborList neighbor_list(const Array& query_positions,
     });
   });
   return out;
-}
-
-void call_density(const Array& out,
-                  const Array& query_positions,
-                  const Array& query_supports,
-                  const Array& query_masses,
-                  const Array& query_kinds,
-                  const Array& reference_positions,
-                  const Array& reference_supports,
-                  const Array& reference_masses,
-                  const Array& reference_kinds,
-                  const PyCall& call) {
-  constexpr const char* function = "density";
-  const PySet queries{query_positions, query_supports, query_masses, query_kinds, ""};
-  const PySet references{reference_positions, reference_supports, reference_masses, reference_kinds,
-                         "references."};
-  with_density_call(function, queries, references, call, [&](const auto& c) {
-    using T = typename std::decay_t<decltype(c)>::scalar;
-    const auto rho = span_of<T, T, 0>(out, function, "out", c.queries.positions.size());
-    nb::gil_scoped_release unlocked;
-    density_value(c, rho);
-  });
-}
-
-void call_density_jvp(const Array& out,
-                      const Array& out_tangent,
-                      const Array& query_positions,
-                      const Array& query_supports,
-                      const Array& query_masses,
-                      const Array& query_kinds,
-                      const Array& reference_positions,
-                      const Array& reference_supports,
-                      const Array& reference_masses,
-                      const Array& reference_kinds,
-                      const std::optional<Array>& query_positions_tangent,
-                      const std::optional<Array>& query_supports_tangent,
-                      const std::optional<Array>& query_masses_tangent,
-                      const std::optional<Array>& reference_positions_tangent,
-                      const std::optional<Array>& reference_supports_tangent,
-                      const std::optional<Array>& reference_masses_tangent,
-                      const PyCall& call) {
-  constexpr const char* function = "density_jvp";
-  const PySet queries{query_positions, query_supports, query_masses, query_kinds, ""};
-  const PySet references{reference_positions, reference_supports, reference_masses, reference_kinds,
-                         "references."};
-  with_density_call(function, queries, references, call, [&](const auto& c) {
-    using C = std::decay_t<decltype(c)>;
-    constexpr int D = C::dim;
-    using T = typename C::scalar;
-    const auto tangents = [&](const auto& x, const auto& h, const auto& m, const char* role,
-                              std::int64_t n) {
-      return SetTangents<D, T>{
-          optional_span<const Vec<T, D>, const T, D>(x, function, role, "positions_tangent", n),
-          optional_span<const T, const T, 0>(h, function, role, "supports_tangent", n),
-          optional_span<const T, const T, 0>(m, function, role, "masses_tangent", n)};
-    };
-    const std::int64_t nq = c.queries.positions.size();
-    const std::int64_t nr = c.references.positions.size();
-    const auto dq =
-        tangents(query_positions_tangent, query_supports_tangent, query_masses_tangent, "", nq);
-    const auto dr = tangents(reference_positions_tangent, reference_supports_tangent,
-                             reference_masses_tangent, "references.", nr);
-    const auto rho = span_of<T, T, 0>(out, function, "out", nq);
-    const auto rho_dot = span_of<T, T, 0>(out_tangent, function, "out_tangent", nq);
-    nb::gil_scoped_release unlocked;
-    density_jvp(c, dq, dr, rho, rho_dot);
-  });
-}
-
-void call_density_vjp(const Array& seed,
-                      const std::optional<Array>& query_positions_grad,
-                      const std::optional<Array>& query_supports_grad,
-                      const std::optional<Array>& query_masses_grad,
-                      const std::optional<Array>& reference_positions_grad,
-                      const std::optional<Array>& reference_supports_grad,
-                      const std::optional<Array>& reference_masses_grad,
-                      const Array& query_positions,
-                      const Array& query_supports,
-                      const Array& query_masses,
-                      const Array& query_kinds,
-                      const Array& reference_positions,
-                      const Array& reference_supports,
-                      const Array& reference_masses,
-                      const Array& reference_kinds,
-                      const PyCall& call) {
-  constexpr const char* function = "density_vjp";
-  const PySet queries{query_positions, query_supports, query_masses, query_kinds, ""};
-  const PySet references{reference_positions, reference_supports, reference_masses, reference_kinds,
-                         "references."};
-  with_density_call(function, queries, references, call, [&](const auto& c) {
-    using C = std::decay_t<decltype(c)>;
-    constexpr int D = C::dim;
-    using T = typename C::scalar;
-    const auto gradients = [&](const auto& x, const auto& h, const auto& m, const char* role,
-                               std::int64_t n) {
-      return SetGradients<D, T>{
-          optional_span<Vec<T, D>, T, D>(x, function, role, "positions_grad", n),
-          optional_span<T, T, 0>(h, function, role, "supports_grad", n),
-          optional_span<T, T, 0>(m, function, role, "masses_grad", n)};
-    };
-    const std::int64_t nq = c.queries.positions.size();
-    const std::int64_t nr = c.references.positions.size();
-    const auto rho_bar = span_of<const T, const T, 0>(seed, function, "seed", nq);
-    const auto gq = gradients(query_positions_grad, query_supports_grad, query_masses_grad, "", nq);
-    const auto gr = gradients(reference_positions_grad, reference_supports_grad,
-                              reference_masses_grad, "references.", nr);
-    nb::gil_scoped_release unlocked;
-    density_vjp(c, rho_bar, gq, gr);
-  });
 }
 
 } // namespace
@@ -340,6 +285,20 @@ NB_MODULE(_core, m) {
       .value("FluidToAll", OperationDirection::FluidToAll)
       .value("BoundaryToAll", OperationDirection::BoundaryToAll);
 
+  nb::enum_<GradientScheme>(m, "GradientScheme")
+      .value("Naive", GradientScheme::Naive)
+      .value("Symmetric", GradientScheme::Symmetric)
+      .value("Difference", GradientScheme::Difference)
+      .value("Summation", GradientScheme::Summation);
+  nb::enum_<LaplacianScheme>(m, "LaplacianScheme")
+      .value("Naive", LaplacianScheme::Naive)
+      .value("Brookshaw", LaplacianScheme::Brookshaw)
+      .value("Dot", LaplacianScheme::Dot)
+      .value("Default", LaplacianScheme::Default);
+  nb::enum_<DivergenceMode>(m, "DivergenceMode")
+      .value("Standard", DivergenceMode::Standard)
+      .value("Dot", DivergenceMode::Dot);
+
   nb::class_<PyDomain>(m, "_Domain")
       .def(nb::init<std::vector<double>, std::vector<double>, std::vector<bool>>(), "min"_a,
            "max"_a, "periodic"_a);
@@ -368,27 +327,29 @@ NB_MODULE(_core, m) {
   nb::class_<PyCall>(m, "_Call")
       .def(
           "__init__",
-          [](PyCall* self, const PyNeighborList& neighbors, const PyDomain& domain, KernelId kernel,
-             SupportScheme support, OperationDirection direction) {
-            new (self) PyCall{&neighbors, &domain, kernel, support, direction};
+          [](PyCall* self, const PyNeighborList& neighbors, const PyDomain& domain,
+             OperationDirection direction, double calibration_n_h) {
+            new (self) PyCall{&neighbors, &domain, direction, calibration_n_h};
           },
-          "neighbors"_a, "domain"_a, "kernel"_a, "support"_a, "direction"_a, nb::keep_alive<1, 2>(),
+          "neighbors"_a, "domain"_a, "direction"_a, "calibration_n_h"_a, nb::keep_alive<1, 2>(),
           nb::keep_alive<1, 3>());
   m.def("neighbor_list", &neighbor_list, "query_positions"_a, "query_supports"_a,
         "reference_positions"_a, "reference_supports"_a, "domain"_a, "support"_a, "skin"_a);
-  m.def("density", &call_density, "out"_a, "query_positions"_a, "query_supports"_a,
-        "query_masses"_a, "query_kinds"_a, "reference_positions"_a, "reference_supports"_a,
-        "reference_masses"_a, "reference_kinds"_a, "call"_a);
-  m.def("density_jvp", &call_density_jvp, "out"_a, "out_tangent"_a, "query_positions"_a,
-        "query_supports"_a, "query_masses"_a, "query_kinds"_a, "reference_positions"_a,
-        "reference_supports"_a, "reference_masses"_a, "reference_kinds"_a,
-        "query_positions_tangent"_a.none(), "query_supports_tangent"_a.none(),
-        "query_masses_tangent"_a.none(), "reference_positions_tangent"_a.none(),
-        "reference_supports_tangent"_a.none(), "reference_masses_tangent"_a.none(), "call"_a);
-  m.def("density_vjp", &call_density_vjp, "seed"_a, "query_positions_grad"_a.none(),
-        "query_supports_grad"_a.none(), "query_masses_grad"_a.none(),
-        "reference_positions_grad"_a.none(), "reference_supports_grad"_a.none(),
-        "reference_masses_grad"_a.none(), "query_positions"_a, "query_supports"_a, "query_masses"_a,
-        "query_kinds"_a, "reference_positions"_a, "reference_supports"_a, "reference_masses"_a,
-        "reference_kinds"_a, "call"_a);
+  m.def("run", &run, "entry"_a, "verb"_a, "function"_a, "arrays"_a, "call"_a,
+        "Runs an operator entry on the arrays in their slots (sphad/_entries.py).");
+  m.def("describe", &describe, "entry"_a,
+        "(output's trailing shape, needs densities, needs values) of an operator entry.");
+  m.def(
+      "builtin_entries",
+      [] {
+        std::vector<std::pair<std::string, EntryFunction>> entries;
+        add_builtin_entries(entries);
+        nb::dict out;
+        for (const auto& [key, f] : entries) {
+          out[key.c_str()] = reinterpret_cast<std::uintptr_t>(f);
+        }
+        return out;
+      },
+      "The entries compiled into the module: key -> address.");
+  m.attr("slot_count") = slot::count;
 }

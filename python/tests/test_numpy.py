@@ -80,8 +80,10 @@ def test_wrong_arrays_raise_naming_the_argument():
         sphad.density(x, h, m[:-1], kinds, neighbors, domain)
     with pytest.raises(ValueError, match="domain"):
         sphad.density(x, h, m, kinds, neighbors, sphad.Domain([0], [1], [True]))
-    with pytest.raises(ValueError, match="kernel"):
-        sphad.density(x, h, m, kinds, neighbors, domain, kernel=sphad.Kernel.Gaussian)
+    with pytest.raises(TypeError, match="`kernel` must be a sphad.Kernel"):
+        sphad.density(x, h, m, kinds, neighbors, domain, kernel="Gaussian")
+    with pytest.raises(TypeError, match="`scheme`|`gradient_scheme`"):
+        sphad.gradient(x, h, m, kinds, m, m, neighbors, domain, scheme=2)
     with pytest.raises(ValueError, match="support"):
         # a Gather list does not serve a Scatter call (its pairs are another set)
         sphad.density(x, h, m, kinds, neighbors, domain, support=sphad.SupportScheme.Scatter)

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+// What the module hands an operator entry: the arrays of one call in fixed slots (checked for
+// dtype and layout by the module, for shape by the entry, which knows the operator's types), the
+// list, the box and the options; and what comes back (a status and a message). Plain data, so
+// that entries compiled apart from the module (on first use, jit.py) read it with the same layout.
+#pragma once
+
+#include <sphad/particles.hpp>
+#include <sphad/search.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace sphad::python {
+
+/// An array as the module checked it: its data, rank and extents (`ndim` −1: not given).
+struct ArrayRef {
+  void* data = nullptr;
+  int ndim = -1;
+  std::int64_t shape[6] = {};
+};
+
+/// The slots of a call's arrays. Each set (queries, then references) has its seven inputs, six
+/// tangents and six gradients, in the order of `input_names` / `tangent_names`.
+namespace slot {
+constexpr int inputs = 7;  ///< positions, supports, masses, kinds, densities, volumes, values
+constexpr int derived = 6; ///< positions, supports, masses, densities, volumes, values
+constexpr int input(int role, int k) {
+  return role * inputs + k;
+}
+constexpr int tangent(int role, int k) {
+  return 2 * inputs + role * derived + k;
+}
+constexpr int gradient(int role, int k) {
+  return 2 * inputs + 2 * derived + role * derived + k;
+}
+constexpr int out = 2 * inputs + 4 * derived;
+constexpr int out_tangent = out + 1;
+constexpr int seed = out + 2;
+constexpr int count = out + 3;
+/// The input index of derived index k (kinds have no tangent or gradient).
+constexpr int input_of_derived(int k) {
+  return k < 3 ? k : k + 1;
+}
+} // namespace slot
+
+inline constexpr const char* input_names[slot::inputs] = {
+    "positions", "supports", "masses", "kinds", "densities", "volumes", "values"};
+
+/// What an entry does.
+enum class Verb : int {
+  describe = 0, ///< fill `out_ndim`, `out_shape`, `needs_*` (no arrays read)
+  value = 1,    ///< out
+  jvp = 2,      ///< out, out_tangent along the given tangents (absent: zero)
+  vjp = 3,      ///< the given gradient slots for the seed ∂L/∂out
+};
+
+struct OperatorCall {
+  const char* function = "";    ///< the Python function, for messages
+  ArrayRef arrays[slot::count]; ///< by `slot`
+  const NeighborList<exec::host>* list = nullptr;
+  double min[3] = {}, max[3] = {};
+  bool periodic[3] = {};
+  int dim = 0;
+  OperationDirection direction = OperationDirection::AllToAll;
+  double calibration_n_h = 0;
+  // Filled by `describe`:
+  int out_ndim = 0;               ///< the output's trailing rank
+  std::int64_t out_shape[4] = {}; ///< its trailing extents
+  bool needs_densities = false, needs_values = false;
+  // Filled on failure:
+  int status = 0; ///< 0 ok, 1 invalid argument (ValueError), 2 other error (RuntimeError)
+  char message[1024] = {};
+};
+
+/// An entry: one operator type, dimension, scalar and field type (entry.hpp).
+using EntryFunction = void (*)(int verb, OperatorCall* call);
+
+} // namespace sphad::python
