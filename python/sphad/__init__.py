@@ -22,7 +22,7 @@ from . import _core, _entries
 from ._core import (Direction, DivergenceMode, GradientScheme, Kernel, LaplacianScheme,
                     NeighborList, SupportScheme)
 
-__all__ = ["Direction", "DivergenceMode", "Domain", "GradientScheme", "Kernel",
+__all__ = ["CRKState", "Direction", "DivergenceMode", "Domain", "GradientScheme", "Kernel",
            "LaplacianScheme", "NeighborList", "Particles", "SupportScheme", "curl", "density",
            "divergence", "gradient", "interpolate", "laplacian", "neighbor_list"]
 
@@ -67,15 +67,46 @@ def neighbor_list(positions, supports, domain: Domain,
     return _core.neighbor_list(positions, supports, rx, rh, domain._native, support, skin)
 
 
-# Slots of a call's arrays (python/src/operator_call.hpp): per set seven inputs, then per set six
-# tangents, six gradients, then out, out_tangent, seed.
-INPUTS = 7
-DERIVED = (0, 1, 2, 4, 5, 6)  # the inputs with tangents and gradients (not kinds)
-SLOTS = _core.slot_count
-_TANGENTS = 2 * INPUTS
-_GRADIENTS = _TANGENTS + 2 * len(DERIVED)
-OUT, OUT_TANGENT, SEED = _GRADIENTS + 2 * len(DERIVED), _GRADIENTS + 2 * len(DERIVED) + 1, \
-    _GRADIENTS + 2 * len(DERIVED) + 2
+# Slots of a call's arrays (python/src/operator_call.hpp): each set's seven inputs (queries, then
+# references), the corrections' seven; a tangent and a gradient slot per differentiable input
+# (`DERIVED_INPUTS`, in order); out, out_tangent, seed.
+_S = _core.slots
+INPUTS = _S["inputs"]            # per set
+ALL_INPUTS = _S["tangents"]      # both sets' and the corrections'
+TANGENTS, GRADIENTS = _S["tangents"], _S["gradients"]
+OUT, OUT_TANGENT, SEED, SLOTS = _S["out"], _S["out_tangent"], _S["seed"], _S["count"]
+# The input index of each differentiable input (each set's but kinds, then the corrections').
+DERIVED_INPUTS = tuple(r * INPUTS + k for r in (0, 1) for k in (0, 1, 2, 4, 5, 6)) + \
+    tuple(range(_S["corrections"], ALL_INPUTS))
+CRK, RENORMALIZATION, GRAD_H = _entries.CRK, _entries.RENORMALIZATION, _entries.GRAD_H
+
+
+class CRKState(NamedTuple):
+    """CRK factors of the queries: A (n), B (n, D), grad A (n, D), grad B (n, D, D), derivative
+    axis first (sphad's corrections layer computes them)."""
+
+    a: Any
+    b: Any
+    grad_a: Any
+    grad_b: Any
+
+
+def corrections(crk=None, renormalization=None, omegas=None) -> tuple:
+    """The correction arrays in their slots and the entry's correction bits: `crk` a
+    `CRKState` (or four arrays), `renormalization` the matrices L (n, D, D), `omegas` the grad-h
+    Omega of both sets (one array when the references are the queries, else a pair)."""
+    bits = 0
+    arrays = [None] * (ALL_INPUTS - _S["corrections"])
+    if crk is not None:
+        arrays[0:4] = list(CRKState(*crk))
+        bits |= CRK
+    if renormalization is not None:
+        arrays[4] = renormalization
+        bits |= RENORMALIZATION
+    if omegas is not None:
+        arrays[5:7] = list(omegas) if isinstance(omegas, (tuple, list)) else [omegas, omegas]
+        bits |= GRAD_H
+    return tuple(arrays), bits
 
 
 @dataclass(frozen=True)
@@ -130,13 +161,15 @@ def _dtype_name(array) -> str:
 
 
 def entry_key(op: Operator, dim: int, dtype: str, field_shape: Optional[tuple],
-              volumes: bool) -> str:
+              volumes: bool, correction_bits: int = 0) -> str:
     """The key of `op`'s entry in `dim` dimensions, dtype "float32" or "float64", for fields of
-    trailing shape `field_shape` (None: no field) and the volume flag."""
-    return _entries.key(op.cpp, dim, dtype, _entries.field_type(field_shape, dtype), volumes)
+    trailing shape `field_shape` (None: no field), the volume flag and the corrections."""
+    return _entries.key(op.cpp, dim, dtype, _entries.field_type(field_shape, dtype), volumes,
+                        correction_bits)
 
 
-def entry(op: Operator, positions, field_shape: Optional[tuple], volumes: bool) -> Entry:
+def entry(op: Operator, positions, field_shape: Optional[tuple], volumes: bool,
+          correction_bits: int = 0) -> Entry:
     """The entry of `op` for positions like `positions` (D and dtype), fields of trailing shape
     `field_shape` (None: the operator reads no field) and the volume flag (compiled and loaded
     on first use)."""
@@ -145,7 +178,8 @@ def entry(op: Operator, positions, field_shape: Optional[tuple], volumes: bool) 
         raise ValueError(f"sphad: argument `positions`: has shape {tuple(positions.shape)}, "
                          "expected (n, D), D = 1, 2, 3")
     address = _jit.entry(entry_key(op, positions.shape[1], _dtype_name(positions),
-                                   None if field_shape is None else tuple(field_shape), volumes))
+                                   None if field_shape is None else tuple(field_shape), volumes,
+                                   correction_bits))
     shape, needs_densities, needs_values = _core.describe(address)
     return Entry(address, tuple(shape), needs_densities, needs_values)
 
@@ -159,7 +193,7 @@ def sets(positions, supports, masses, kinds, densities, volumes, values, referen
     return q, tuple(r)
 
 
-def prepare(choices: tuple, q: tuple, r: tuple, function: str) -> Entry:
+def prepare(choices: tuple, q: tuple, r: tuple, correction_bits: int, function: str) -> Entry:
     """The entry of a call of the operator `choices` (`Operator`'s fields, in order) on these
     sets, after the checks the entry cannot make: a field on both sides of one trailing shape,
     volumes on both sides or neither. Found by a dictionary lookup after the first call."""
@@ -181,46 +215,22 @@ def prepare(choices: tuple, q: tuple, r: tuple, function: str) -> Entry:
                              f"shape {tuple(r[6].shape[1:])}, the queries' values "
                              f"{tuple(field_shape)}")
     x = q[0]
-    cache_key = (choices, x.shape[1:], x.dtype, field_shape, volumes)
+    cache_key = (choices, x.shape[1:], x.dtype, field_shape, volumes, correction_bits)
     found = _entry_cache.get(cache_key)
     if found is None:
-        found = entry(Operator(*choices), x, field_shape, volumes)
+        found = entry(Operator(*choices), x, field_shape, volumes, correction_bits)
         _entry_cache[cache_key] = found
     return found
 
 
-def slots(q: tuple, r: tuple) -> list:
-    """The arrays of a call in their slots, inputs filled, the rest None."""
-    return [*q, *r] + [None] * (SLOTS - 2 * INPUTS)
+def slots(inputs) -> list:
+    """The arrays of a call in their slots, the `ALL_INPUTS` inputs filled, the rest None."""
+    return [*inputs] + [None] * (SLOTS - ALL_INPUTS)
 
 
 def call_options(neighbors: NeighborList, domain: Domain, direction: Direction,
                  calibration_n_h: float) -> "_core._Call":
     return _core._Call(neighbors, domain._native, direction, float(calibration_n_h))
-
-
-def _apply_numpy(choices: tuple, function: str, q: tuple, r: tuple, neighbors, domain, direction,
-                 calibration_n_h, out):
-    e = prepare(choices, q, r, function)
-    if out is None:
-        out = np.empty((len(q[0]), *e.out_shape), dtype=np.asarray(q[0]).dtype)
-    arrays = slots(q, r)
-    arrays[OUT] = out
-    _core.run(e.address, 1, function, arrays,
-              call_options(neighbors, domain, direction, calibration_n_h))
-    return out
-
-
-def density(positions, supports, masses, kinds, neighbors: NeighborList, domain: Domain,
-            kernel: Kernel = Kernel.Wendland4, support: SupportScheme = SupportScheme.Gather,
-            direction: Direction = Direction.AllToAll, references: Optional[Sequence] = None,
-            volumes=None, calibration_n_h: float = 0.0, out: Optional[np.ndarray] = None):
-    """rho_i = sum_j m_j W_ij over the list, for the queries (the first four arrays) and their
-    ``references`` (a ``Particles``; default: the queries). NumPy arrays; sphad.torch for
-    tensors."""
-    q, r = sets(positions, supports, masses, kinds, None, volumes, None, references)
-    return _apply_numpy(("Density", kernel, support, *_DEFAULTS), "density", q, r, neighbors, domain,
-                        direction, calibration_n_h, out)
 
 
 _DEFAULTS = (GradientScheme.Naive, LaplacianScheme.Brookshaw, DivergenceMode.Standard, False,
@@ -243,33 +253,78 @@ def choices_of(operation: str, kernel, support, scheme, extra: dict) -> tuple:
             bool(extra.get("consistent", False)), bool(extra.get("positive_divergence", False)))
 
 
-def _field_operator(operation: str, doc: str):
-    def apply(positions, supports, masses, kinds, densities, values, neighbors: NeighborList,
-              domain: Domain, kernel: Kernel = Kernel.Wendland4,
-              support: SupportScheme = SupportScheme.Gather,
-              scheme: GradientScheme = GradientScheme.Naive,
-              direction: Direction = Direction.AllToAll,
-              references: Optional[Sequence] = None, volumes=None,
-              calibration_n_h: float = 0.0, out: Optional[np.ndarray] = None, **choices):
-        q, r = sets(positions, supports, masses, kinds, densities, volumes, values, references)
-        return _apply_numpy(choices_of(operation, kernel, support, scheme, choices),
-                            operation.lower(), q, r, neighbors, domain, direction,
-                            calibration_n_h, out)
-    apply.__name__ = operation.lower()
+def _numpy_backend(entry: Entry, function: str, inputs: tuple, call, out):
+    if out is None:
+        out = np.empty((len(inputs[0]), *entry.out_shape), dtype=np.asarray(inputs[0]).dtype)
+    arrays = slots(inputs)
+    arrays[OUT] = out
+    _core.run(entry.address, 1, function, arrays, call)
+    return out
+
+
+def make_operator(operation: str, backend, doc: str):
+    """The public function of `operation` over `backend(entry, function, inputs, call, out)`
+    (NumPy here, torch in sphad.torch): the arguments' handling, shared."""
+    function = operation.lower()
+    if operation == "Density":
+        def apply(positions, supports, masses, kinds, neighbors: NeighborList, domain: Domain,
+                  kernel: Kernel = Kernel.Wendland4, support: SupportScheme = SupportScheme.Gather,
+                  direction: Direction = Direction.AllToAll,
+                  references: Optional[Sequence] = None, volumes=None,
+                  calibration_n_h: float = 0.0, out=None):
+            q, r = sets(positions, supports, masses, kinds, None, volumes, None, references)
+            choices = ("Density", kernel, support, *_DEFAULTS)
+            entry = prepare(choices, q, r, 0, function)
+            return backend(entry, function, (*q[:4], None, q[5], None, *r[:4], None, r[5], None,
+                                             *_NO_CORRECTIONS),
+                           call_options(neighbors, domain, direction, calibration_n_h), out)
+    else:
+        def apply(positions, supports, masses, kinds, densities, values, neighbors: NeighborList,
+                  domain: Domain, kernel: Kernel = Kernel.Wendland4,
+                  support: SupportScheme = SupportScheme.Gather,
+                  scheme: GradientScheme = GradientScheme.Naive,
+                  direction: Direction = Direction.AllToAll,
+                  references: Optional[Sequence] = None, volumes=None, crk=None,
+                  renormalization=None, omegas=None, calibration_n_h: float = 0.0, out=None,
+                  **choices):
+            q, r = sets(positions, supports, masses, kinds, densities, volumes, values,
+                        references)
+            c, bits = corrections(crk, renormalization, omegas)
+            entry = prepare(choices_of(operation, kernel, support, scheme, choices), q, r, bits,
+                            function)
+            if not entry.needs_densities:  # not read: left out of the call (and the graph)
+                q, r = (*q[:4], None, *q[5:]), (*r[:4], None, *r[5:])
+            return backend(entry, function, (*q, *r, *c),
+                           call_options(neighbors, domain, direction, calibration_n_h), out)
+    apply.__name__ = apply.__qualname__ = function
     apply.__doc__ = doc
     return apply
 
 
+_NO_CORRECTIONS = (None,) * (ALL_INPUTS - 2 * INPUTS)
 _FIELD_DOC = (" over the list, for the queries (positions, supports, masses, kinds, densities, "
               "values) and their ``references`` (a ``Particles`` with densities and values; "
               "default: the queries). ``scheme``: the gradient scheme; ``volumes`` replace m/rho "
-              "(give the references' in their Particles). NumPy arrays; sphad.torch for tensors.")
-interpolate = _field_operator("Interpolate", "f_i = sum_j f_j V_j W_ij" + _FIELD_DOC)
-gradient = _field_operator("Gradient", "grad f_i = sum_j c_ij (x) grad W_ij" + _FIELD_DOC)
-divergence = _field_operator(
-    "Divergence", "div f_i = sum_j contract(c_ij, grad W_ij)" + _FIELD_DOC +
-    " Keywords ``divergence_mode`` (DivergenceMode) and ``consistent`` (bool).")
-curl = _field_operator("Curl", "curl f_i = sum_j grad W_ij x c_ij" + _FIELD_DOC)
-laplacian = _field_operator(
-    "Laplacian", "lap f_i" + _FIELD_DOC + " Keywords ``laplacian_scheme`` (LaplacianScheme) and "
-    "``positive_divergence`` (bool); ``scheme`` Symmetric selects the symmetric difference.")
+              "(give the references' in their Particles); ``crk`` (a CRKState), "
+              "``renormalization`` (matrices L, (n, D, D)) and ``omegas`` (grad-h Omega: one "
+              "array, or the queries' and the references') correct the operator as in C++.")
+DOCS = {
+    "Density": "rho_i = sum_j m_j W_ij over the list, for the queries (the first four arrays) "
+               "and their ``references`` (a ``Particles``; default: the queries).",
+    "Interpolate": "f_i = sum_j f_j V_j W_ij" + _FIELD_DOC,
+    "Gradient": "grad f_i = sum_j c_ij (x) grad W_ij" + _FIELD_DOC,
+    "Divergence": "div f_i = sum_j contract(c_ij, grad W_ij)" + _FIELD_DOC +
+                  " Keywords ``divergence_mode`` (DivergenceMode) and ``consistent`` (bool).",
+    "Curl": "curl f_i = sum_j grad W_ij x c_ij" + _FIELD_DOC,
+    "Laplacian": "lap f_i" + _FIELD_DOC + " Keywords ``laplacian_scheme`` (LaplacianScheme) and "
+                 "``positive_divergence`` (bool); ``scheme`` Symmetric selects the symmetric "
+                 "difference.",
+}
+_NUMPY = " NumPy arrays (``out``: the output array, else one is allocated); sphad.torch for " \
+    "tensors."
+density = make_operator("Density", _numpy_backend, DOCS["Density"] + _NUMPY)
+interpolate = make_operator("Interpolate", _numpy_backend, DOCS["Interpolate"] + _NUMPY)
+gradient = make_operator("Gradient", _numpy_backend, DOCS["Gradient"] + _NUMPY)
+divergence = make_operator("Divergence", _numpy_backend, DOCS["Divergence"] + _NUMPY)
+curl = make_operator("Curl", _numpy_backend, DOCS["Curl"] + _NUMPY)
+laplacian = make_operator("Laplacian", _numpy_backend, DOCS["Laplacian"] + _NUMPY)

@@ -64,9 +64,13 @@ def field_type(shape: Optional[Tuple[int, ...]], scalar: str) -> str:
                      f"{len(shape)} trailing axes)")
 
 
-def key(op: str, dim: int, scalar: str, field: str, volumes: bool) -> str:
-    """An entry's identity: its C++ types, joined."""
-    return f"{op};{dim};{SCALARS[scalar]};{field};{'true' if volumes else 'false'}"
+CRK, RENORMALIZATION, GRAD_H = 1, 2, 4  # the corrections' bits (python/src/operator_call.hpp)
+
+
+def key(op: str, dim: int, scalar: str, field: str, volumes: bool, corrections: int = 0) -> str:
+    """An entry's identity: its C++ types and flags, joined."""
+    return (f"{op};{dim};{SCALARS[scalar]};{field};{'true' if volumes else 'false'};"
+            f"{int(corrections)}")
 
 
 def symbol(entry_key: str) -> str:
@@ -75,11 +79,11 @@ def symbol(entry_key: str) -> str:
 
 def definition(entry_key: str, name: Optional[str] = None) -> str:
     """The C++ definition of the entry `entry_key` as `extern "C"` function `name`."""
-    op, dim, scalar, field, volumes = entry_key.split(";")
+    op, dim, scalar, field, volumes, corrections = entry_key.split(";")
     sym = symbol(entry_key)
     return (f"namespace {{\nusing Op_{sym} = {op};\nusing Field_{sym} = {field};\n}}\n"
             f"SPHAD_PYTHON_ENTRY({name or sym}, Op_{sym}, {dim}, {scalar}, Field_{sym}, "
-            f"{volumes})\n")
+            f"{volumes}, {corrections})\n")
 
 
 def source(keys: Iterable[str], registry: Optional[str] = None, single: bool = False) -> str:

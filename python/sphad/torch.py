@@ -15,10 +15,9 @@ from typing import Optional, Sequence
 import torch
 
 from . import _core
-from . import (DERIVED, INPUTS, OUT, OUT_TANGENT, SEED, Direction, DivergenceMode,  # noqa: F401
-               Domain, GradientScheme, Kernel, LaplacianScheme, NeighborList, Operator,
-               Particles, SupportScheme, _DEFAULTS, _GRADIENTS, _TANGENTS, call_options,
-               choices_of, prepare, sets, slots)
+from . import (ALL_INPUTS, DERIVED_INPUTS, DOCS, GRADIENTS, OUT, OUT_TANGENT, SEED,  # noqa: F401
+               TANGENTS, CRKState, Direction, DivergenceMode, Domain, GradientScheme, Kernel,
+               LaplacianScheme, NeighborList, Particles, SupportScheme, make_operator, slots)
 
 __all__ = ["curl", "density", "divergence", "gradient", "interpolate", "laplacian"]
 
@@ -60,10 +59,11 @@ def _plain_call(tensors) -> bool:
     return not any(torch._C._functorch.is_functorch_wrapped_tensor(t) for t in tensors)
 
 
-def _value(entry, function, call, inputs):
-    """The operator's value: one C++ call into a new tensor."""
-    out = inputs[0].new_empty((inputs[0].shape[0], *entry.out_shape))
-    arrays = slots(tuple(map(_plain, inputs[:INPUTS])), tuple(map(_plain, inputs[INPUTS:])))
+def _value(entry, function, call, inputs, out=None):
+    """The operator's value: one C++ call into a new tensor (or `out`)."""
+    if out is None:
+        out = inputs[0].new_empty((inputs[0].shape[0], *entry.out_shape))
+    arrays = slots(map(_plain, inputs))
     arrays[OUT] = out
     _core.run(entry.address, 1, function, arrays, call)
     return out
@@ -72,15 +72,14 @@ def _value(entry, function, call, inputs):
 class _Tangent(torch.autograd.Function):
     """The tangent of an operator along the given inputs' tangents (absent ones None: zero): the
     body of `_Operator`'s jvp rule, itself a Function so that torch.func hands its forward plain
-    tensors."""
+    tensors. Arguments: the inputs, then one tangent per `DERIVED_INPUTS` entry."""
 
     @staticmethod
     def forward(entry, function, call, *inputs_and_tangents):
-        inputs = inputs_and_tangents[:2 * INPUTS]
-        tangents = inputs_and_tangents[2 * INPUTS:]
-        arrays = slots(tuple(map(_plain, inputs[:INPUTS])), tuple(map(_plain, inputs[INPUTS:])))
-        for k, t in enumerate(tangents):
-            arrays[_TANGENTS + k] = _tangent(t)
+        inputs = inputs_and_tangents[:ALL_INPUTS]
+        arrays = slots(map(_plain, inputs))
+        for d, t in enumerate(inputs_and_tangents[ALL_INPUTS:]):
+            arrays[TANGENTS + d] = _tangent(t)
         out = inputs[0].new_empty((inputs[0].shape[0], *entry.out_shape))
         out_t = torch.empty_like(out)
         arrays[OUT], arrays[OUT_TANGENT] = out, out_t
@@ -102,17 +101,16 @@ class _Tangent(torch.autograd.Function):
 
 
 class _Adjoint(torch.autograd.Function):
-    """The gradients of an operator for the seed, in `DERIVED` order per set (those not wanted
-    None): the body of `_Operator`'s backward, a Function for the same reason."""
+    """The gradients of an operator for the seed, one per `DERIVED_INPUTS` entry (those not
+    wanted None): the body of `_Operator`'s backward, a Function for the same reason."""
 
     @staticmethod
     def forward(entry, function, call, needs, seed, *inputs):
-        derived = [inputs[s * INPUTS + k] for s in range(2) for k in DERIVED]
-        grads = [torch.empty_like(t) if need and t is not None else None
-                 for t, need in zip(derived, needs)]
-        arrays = slots(tuple(map(_plain, inputs[:INPUTS])), tuple(map(_plain, inputs[INPUTS:])))
-        for k, g in enumerate(grads):
-            arrays[_GRADIENTS + k] = g
+        grads = [torch.empty_like(inputs[i]) if need and inputs[i] is not None else None
+                 for i, need in zip(DERIVED_INPUTS, needs)]
+        arrays = slots(map(_plain, inputs))
+        for d, g in enumerate(grads):
+            arrays[GRADIENTS + d] = g
         arrays[SEED] = _tangent(seed)
         _core.run(entry.address, 3, function, arrays, call)
         return tuple(grads)
@@ -133,6 +131,9 @@ class _Adjoint(torch.autograd.Function):
 
 
 class _Operator(torch.autograd.Function):
+    """An operator's value, its backward (sphad's VJP) and jvp (sphad's JVP); its arguments: the
+    entry, the function's name, the call's options, then the `ALL_INPUTS` inputs."""
+
     @staticmethod
     def forward(entry, function, call, *inputs):
         return _value(entry, function, call, inputs)
@@ -148,72 +149,37 @@ class _Operator(torch.autograd.Function):
     def backward(ctx, grad):
         tensors = ctx.saved_tensors
         need = ctx.needs_input_grad[3:]
-        needs = tuple(need[s * INPUTS + k] for s in range(2) for k in DERIVED)
-        grads = [None] * (2 * INPUTS)
+        needs = tuple(need[i] for i in DERIVED_INPUTS)
+        grads = [None] * ALL_INPUTS
         if any(needs):
             derived = _Adjoint.apply(ctx.entry, ctx.function, ctx.call, needs, grad, *tensors)
-            for n, g in enumerate(derived):
-                grads[(n // len(DERIVED)) * INPUTS + DERIVED[n % len(DERIVED)]] = g
+            for i, g in zip(DERIVED_INPUTS, derived):
+                grads[i] = g
         return (None, None, None, *grads)
 
     @staticmethod
     def jvp(ctx, _de, _df, _dc, *tangents):
-        derived = [tangents[s * INPUTS + k] for s in range(2) for k in DERIVED]
-        return _Tangent.apply(ctx.entry, ctx.function, ctx.call, *ctx.saved_tensors, *derived)
+        return _Tangent.apply(ctx.entry, ctx.function, ctx.call, *ctx.saved_tensors,
+                              *(tangents[i] for i in DERIVED_INPUTS))
 
     @staticmethod
     def vmap(info, in_dims, *args):
         return _vmap_by_loop(_Operator, info, in_dims, *args)
 
 
-def _apply(choices: tuple, function: str, q: tuple, r: tuple, neighbors, domain, direction,
-           calibration_n_h):
-    entry = prepare(choices, q, r, function)
-    if choices[0] == "Density":  # reads no densities or values: leave them out of the graph
-        q = (*q[:4], None, q[5], None)
-        r = (*r[:4], None, r[5], None)
-    elif not entry.needs_densities:
-        q = (*q[:4], None, *q[5:])
-        r = (*r[:4], None, *r[5:])
-    call = call_options(neighbors, domain, direction, calibration_n_h)
-    tensors = (*q, *r)
-    if _plain_call(tensors):
-        return _value(entry, function, call, tensors)
-    return _Operator.apply(entry, function, call, *tensors)
+def _torch_backend(entry, function, inputs, call, out):
+    if _plain_call(inputs):
+        return _value(entry, function, call, inputs, out)
+    if out is not None:
+        raise TypeError(f"sphad::{function}: out= is for calls without derivatives (autograd "
+                        "allocates a differentiable output)")
+    return _Operator.apply(entry, function, call, *inputs)
 
 
-def density(positions: torch.Tensor, supports: torch.Tensor, masses: torch.Tensor,
-            kinds: torch.Tensor, neighbors: NeighborList, domain: Domain,
-            kernel: Kernel = Kernel.Wendland4, support: SupportScheme = SupportScheme.Gather,
-            direction: Direction = Direction.AllToAll,
-            references: Optional[Sequence[torch.Tensor]] = None, volumes=None,
-            calibration_n_h: float = 0.0) -> torch.Tensor:
-    """rho_i = sum_j m_j W_ij for the queries (the first four tensors) and their ``references``
-    (a ``sphad.Particles`` of tensors; default: the queries), differentiable in every position,
-    support and mass."""
-    q, r = sets(positions, supports, masses, kinds, None, volumes, None, references)
-    return _apply(("Density", kernel, support, *_DEFAULTS), "density", q, r, neighbors, domain,
-                  direction, calibration_n_h)
-
-
-def _field_operator(operation: str):
-    def apply(positions, supports, masses, kinds, densities, values, neighbors: NeighborList,
-              domain: Domain, kernel: Kernel = Kernel.Wendland4,
-              support: SupportScheme = SupportScheme.Gather,
-              scheme: GradientScheme = GradientScheme.Naive,
-              direction: Direction = Direction.AllToAll,
-              references: Optional[Sequence] = None, volumes=None,
-              calibration_n_h: float = 0.0, **choices) -> torch.Tensor:
-        q, r = sets(positions, supports, masses, kinds, densities, volumes, values, references)
-        return _apply(choices_of(operation, kernel, support, scheme, choices), operation.lower(), q, r, neighbors, domain, direction, calibration_n_h)
-    apply.__name__ = operation.lower()
-    apply.__doc__ = (f"sphad.{operation.lower()} for tensors, differentiable in both sets' "
-                     "positions, supports, masses, densities, volumes and values.")
-    return apply
-
-
-interpolate = _field_operator("Interpolate")
-gradient = _field_operator("Gradient")
-divergence = _field_operator("Divergence")
-curl = _field_operator("Curl")
-laplacian = _field_operator("Laplacian")
+_TORCH = " Tensors, differentiable in every floating input of both sets and of the corrections."
+density = make_operator("Density", _torch_backend, DOCS["Density"] + _TORCH)
+interpolate = make_operator("Interpolate", _torch_backend, DOCS["Interpolate"] + _TORCH)
+gradient = make_operator("Gradient", _torch_backend, DOCS["Gradient"] + _TORCH)
+divergence = make_operator("Divergence", _torch_backend, DOCS["Divergence"] + _TORCH)
+curl = make_operator("Curl", _torch_backend, DOCS["Curl"] + _TORCH)
+laplacian = make_operator("Laplacian", _torch_backend, DOCS["Laplacian"] + _TORCH)

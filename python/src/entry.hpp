@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // An operator entry: the value, JVP and VJP of one operator type Op in dimension D, scalar T,
-// field type Field (`ops::NoField` for Density), with or without the references' volumes, as
-// one function of an `OperatorCall`. The module compiles the entries it is built with; any other
+// field type Field (`ops::NoField` for Density), with or without volumes, with the corrections
+// named by the bits of `Corrections` (CRK, renormalization, grad-h), as one function of an
+// `OperatorCall`. The module compiles the entries it is built with; any other
 // is compiled on first use from the same source (sphad/_jit.py), so every combination runs the
 // C++ library's own instantiation.
 #pragma once
@@ -46,16 +47,28 @@ struct Extents<Mat<E, R, C>> {
   }
 };
 
+/// The name of derived input d (`positions`, `references.masses`, `crk.a`, ...).
+inline std::string derived_name(int d) {
+  if (d < 2 * slot::derived) {
+    return std::string(d < slot::derived ? "" : "references.") +
+           input_names[slot::input_of_derived(d % slot::derived)];
+  }
+  return correction_names[d - 2 * slot::derived];
+}
+
+/// The Python name of slot s, for messages.
 inline std::string slot_name(int s) {
-  const auto role = [](int r) { return r == 0 ? std::string() : std::string("references."); };
   if (s < 2 * slot::inputs) {
-    return role(s / slot::inputs) + input_names[s % slot::inputs];
+    return std::string(s < slot::inputs ? "" : "references.") + input_names[s % slot::inputs];
+  }
+  if (s < slot::all_inputs) {
+    return correction_names[s - 2 * slot::inputs];
+  }
+  if (s < slot::gradient(0)) {
+    return derived_name(s - slot::tangent(0)) + "_tangent";
   }
   if (s < slot::out) {
-    const int k = (s - 2 * slot::inputs) % (2 * slot::derived);
-    const bool gradient = s >= slot::gradient(0, 0);
-    return role(k / slot::derived) + input_names[slot::input_of_derived(k % slot::derived)] +
-           (gradient ? "_grad" : "_tangent");
+    return derived_name(s - slot::gradient(0)) + "_grad";
   }
   return s == slot::out ? "out" : s == slot::out_tangent ? "out_tangent" : "seed";
 }
@@ -103,7 +116,7 @@ Span<E> required(const OperatorCall& c, int s, std::int64_t n, const char* why) 
 } // namespace entry_detail
 
 /// The entry of operator Op (see the file comment).
-template <class Op, int D, class T, class Field, bool Volumes>
+template <class Op, int D, class T, class Field, bool Volumes, int Corrections>
 void entry(int verb, OperatorCall* call) noexcept {
   using namespace entry_detail;
   OperatorCall& c = *call;
@@ -119,8 +132,12 @@ void entry(int verb, OperatorCall* call) noexcept {
     const auto scalar_in = [&](int r, int k) {
       return required<const T>(c, slot::input(r, k), rows[r], "is required");
     };
-    // Each differentiable input (derived index k) of set r, wrapped by `wrap(r, k, span)`.
-    const auto make_set = [&](int r, auto&& wrap) {
+    // Each differentiable input (derived index d) wrapped by `wrap(d, span)`: a span, a span
+    // with tangents, a variable.
+    const auto make_set = [&](int r, auto&& wrap_derived) {
+      const auto wrap = [&](int, int k, auto span) {
+        return wrap_derived(slot::set_derived(r, k), span);
+      };
       const auto x = view<const Vec<T, D>>(c, slot::input(r, 0), rows[r]);
       const auto kinds = required<const std::int32_t>(c, slot::input(r, 3), rows[r], "is required");
       const ParticleSet<D, T> base{x, scalar_in(r, 1), scalar_in(r, 2), kinds};
@@ -145,12 +162,49 @@ void entry(int verb, OperatorCall* call) noexcept {
     };
     const auto make_values = [&](int r, auto&& wrap) {
       if constexpr (fields) {
-        return wrap(
-            r, 5,
-            required<const Field>(c, slot::input(r, 6), rows[r], "is required by this operator"));
+        return wrap(slot::set_derived(r, 5), required<const Field>(c, slot::input(r, 6), rows[r],
+                                                                   "is required by this operator"));
       } else {
         return Span<const ops::NoField>{};
       }
+    };
+    const auto make_corrections = [&](auto&& wrap) {
+      const auto state = [&](int k, auto span_type, std::int64_t n) {
+        using E = typename decltype(span_type)::type;
+        return wrap(slot::correction_derived(k),
+                    required<const E>(c, slot::correction(k), n, "is required by the corrections"));
+      };
+      const auto crk = [&] {
+        if constexpr ((Corrections & correction::crk) != 0) {
+          const auto a = state(0, std::common_type<T>{}, rows[0]);
+          const auto b = state(1, std::common_type<Vec<T, D>>{}, rows[0]);
+          const auto ga = state(2, std::common_type<Vec<T, D>>{}, rows[0]);
+          const auto gb = state(3, std::common_type<Mat<T, D, D>>{}, rows[0]);
+          return ops::CRK<D, T, decltype(a), decltype(b), decltype(ga), decltype(gb)>{a, b, ga, gb};
+        } else {
+          return ops::NoCRK{};
+        }
+      }();
+      const auto renormalization = [&] {
+        if constexpr ((Corrections & correction::renormalization) != 0) {
+          const auto l = state(4, std::common_type<Mat<T, D, D>>{}, rows[0]);
+          return ops::Renormalization<D, T, decltype(l)>{l};
+        } else {
+          return ops::NoRenormalization{};
+        }
+      }();
+      const auto grad_h = [&] {
+        if constexpr ((Corrections & correction::grad_h) != 0) {
+          const auto q = state(5, std::common_type<T>{}, rows[0]);
+          const auto r = state(6, std::common_type<T>{}, rows[1]);
+          return ops::GradH<T, decltype(q), decltype(r)>{q, r};
+        } else {
+          return ops::NoGradH{};
+        }
+      }();
+      return ops::Corrections<std::remove_const_t<decltype(crk)>,
+                              std::remove_const_t<decltype(renormalization)>,
+                              std::remove_const_t<decltype(grad_h)>>{crk, renormalization, grad_h};
     };
     Domain<D, T> domain{};
     for (int a = 0; a < D; ++a) {
@@ -161,10 +215,12 @@ void entry(int verb, OperatorCall* call) noexcept {
     ApplyOptions<T> options;
     options.direction = c.direction;
     options.calibration_n_h = T(c.calibration_n_h);
-    const auto plain = [](int, int, auto span) { return span; };
+    const auto plain = [](int, auto span) { return span; };
     using PlainSet = decltype(make_set(0, plain));
     using PlainValues = decltype(make_values(0, plain));
-    using Out = ops::output_of_t<Op, PlainSet, PlainSet, PlainValues, PlainValues>;
+    using PlainCorrections = decltype(make_corrections(plain));
+    using Out =
+        ops::output_of_t<Op, PlainSet, PlainSet, PlainValues, PlainValues, PlainCorrections>;
 
     switch (static_cast<Verb>(verb)) {
     case Verb::describe: {
@@ -179,15 +235,15 @@ void entry(int verb, OperatorCall* call) noexcept {
       const auto r = make_set(1, plain);
       const auto out = view<Out>(c, slot::out, rows[0]);
       apply_into<Op>(ex, q, r, domain, *c.list, make_values(0, plain), make_values(1, plain), out,
-                     options);
+                     options, make_corrections(plain));
       return;
     }
     case Verb::jvp: {
       // Absent tangents are zero arrays (one instantiation serves every combination).
       std::vector<std::vector<T>> zeros;
-      const auto tangent = [&](int r, int k, auto span) {
+      const auto tangent = [&](int d, auto span) {
         using E = std::remove_const_t<typename decltype(span)::element_type>;
-        const int s = slot::tangent(r, k);
+        const int s = slot::tangent(d);
         Span<const E> t;
         if (given(c, s)) {
           t = view<const E>(c, s, span.size());
@@ -197,23 +253,24 @@ void entry(int verb, OperatorCall* call) noexcept {
         }
         return with_tangents<1>(span, t);
       };
-      zeros.reserve(2 * slot::derived);
+      zeros.reserve(slot::all_derived);
       const auto q = make_set(0, tangent);
       const auto r = make_set(1, tangent);
       const auto qv = make_values(0, tangent);
       const auto rv = make_values(1, tangent);
       const auto out = view<Out>(c, slot::out, rows[0]);
       const auto out_dot = view<Out>(c, slot::out_tangent, rows[0]);
-      jvp_into<Op>(ex, q, r, domain, *c.list, qv, rv, out, out_dot, options);
+      jvp_into<Op>(ex, q, r, domain, *c.list, qv, rv, out, out_dot, options,
+                   make_corrections(tangent));
       return;
     }
     case Verb::vjp: {
       // Every differentiable input a variable; the ones whose gradient is asked for are copied.
       std::vector<std::function<void(const Tape<exec::host>&)>> copies;
-      const auto variable = [&](int r, int k, auto span) {
+      const auto variable = [&](int d, auto span) {
         using E = std::remove_const_t<typename decltype(span)::element_type>;
         const Variable<E> v(span);
-        const int s = slot::gradient(r, k);
+        const int s = slot::gradient(d);
         if (given(c, s)) {
           const auto g = view<E>(c, s, span.size());
           copies.emplace_back([v, g](const Tape<exec::host>& tape) { tape.copy_gradient(v, g); });
@@ -225,7 +282,7 @@ void entry(int verb, OperatorCall* call) noexcept {
       const auto q = make_set(0, variable);
       const auto r = make_set(1, variable);
       const auto out = record<Op>(tape, q, r, domain, *c.list, make_values(0, variable),
-                                  make_values(1, variable), options);
+                                  make_values(1, variable), options, make_corrections(variable));
       tape.backward(out, seed);
       for (const auto& copy : copies) {
         copy(tape);
@@ -249,8 +306,8 @@ void entry(int verb, OperatorCall* call) noexcept {
 } // namespace sphad::python
 
 /// Defines `extern "C" void NAME(int, OperatorCall*)` as the entry of the given operator type,
-/// dimension, scalar, field type and volume flag.
-#define SPHAD_PYTHON_ENTRY(NAME, OP, D, T, FIELD, VOLUMES)                                         \
+/// dimension, scalar, field type, volume flag and corrections (bits of `correction`).
+#define SPHAD_PYTHON_ENTRY(NAME, OP, D, T, FIELD, VOLUMES, CORRECTIONS)                            \
   extern "C" void NAME(int verb, ::sphad::python::OperatorCall* call) {                            \
-    ::sphad::python::entry<OP, D, T, FIELD, VOLUMES>(verb, call);                                  \
+    ::sphad::python::entry<OP, D, T, FIELD, VOLUMES, CORRECTIONS>(verb, call);                     \
   }

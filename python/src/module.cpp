@@ -351,5 +351,14 @@ NB_MODULE(_core, m) {
         return out;
       },
       "The entries compiled into the module: key -> address.");
-  m.attr("slot_count") = slot::count;
+  nb::dict slots;
+  slots["inputs"] = slot::inputs;
+  slots["corrections"] = slot::correction(0);
+  slots["tangents"] = slot::tangent(0);
+  slots["gradients"] = slot::gradient(0);
+  slots["out"] = slot::out;
+  slots["out_tangent"] = slot::out_tangent;
+  slots["seed"] = slot::seed;
+  slots["count"] = slot::count;
+  m.attr("slots") = slots;
 }

@@ -20,25 +20,42 @@ struct ArrayRef {
   std::int64_t shape[6] = {};
 };
 
-/// The slots of a call's arrays. Each set (queries, then references) has its seven inputs, six
-/// tangents and six gradients, in the order of `input_names` / `tangent_names`.
+/// The slots of a call's arrays. The inputs: each set's seven (queries, then references), then
+/// the correction states' seven; then a tangent and a gradient slot per differentiable input
+/// ("derived": each set's six — not kinds — then the seven correction arrays); then the output,
+/// its tangent and the seed.
 namespace slot {
-constexpr int inputs = 7;  ///< positions, supports, masses, kinds, densities, volumes, values
-constexpr int derived = 6; ///< positions, supports, masses, densities, volumes, values
+constexpr int inputs = 7;      ///< per set: positions, supports, masses, kinds, densities, volumes,
+                               ///< values
+constexpr int derived = 6;     ///< per set: positions, supports, masses, densities, volumes, values
+constexpr int corrections = 7; ///< crk_a, crk_b, crk_grad_a, crk_grad_b, renormalization,
+                               ///< omegas, references.omegas
+constexpr int all_inputs = 2 * inputs + corrections;
+constexpr int all_derived = 2 * derived + corrections;
 constexpr int input(int role, int k) {
   return role * inputs + k;
 }
-constexpr int tangent(int role, int k) {
-  return 2 * inputs + role * derived + k;
+constexpr int correction(int c) {
+  return 2 * inputs + c;
 }
-constexpr int gradient(int role, int k) {
-  return 2 * inputs + 2 * derived + role * derived + k;
+/// Derived index of set r's k-th derived input, or of correction c.
+constexpr int set_derived(int role, int k) {
+  return role * derived + k;
 }
-constexpr int out = 2 * inputs + 4 * derived;
+constexpr int correction_derived(int c) {
+  return 2 * derived + c;
+}
+constexpr int tangent(int d) {
+  return all_inputs + d;
+}
+constexpr int gradient(int d) {
+  return all_inputs + all_derived + d;
+}
+constexpr int out = all_inputs + 2 * all_derived;
 constexpr int out_tangent = out + 1;
 constexpr int seed = out + 2;
 constexpr int count = out + 3;
-/// The input index of derived index k (kinds have no tangent or gradient).
+/// The input index of set-derived index k (kinds have no tangent or gradient).
 constexpr int input_of_derived(int k) {
   return k < 3 ? k : k + 1;
 }
@@ -46,6 +63,13 @@ constexpr int input_of_derived(int k) {
 
 inline constexpr const char* input_names[slot::inputs] = {
     "positions", "supports", "masses", "kinds", "densities", "volumes", "values"};
+inline constexpr const char* correction_names[slot::corrections] = {
+    "crk.a", "crk.b", "crk.grad_a", "crk.grad_b", "renormalization", "omegas", "references.omegas"};
+
+/// Which corrections an entry applies (bits of its `Corrections` parameter).
+namespace correction {
+constexpr int crk = 1, renormalization = 2, grad_h = 4;
+}
 
 /// What an entry does.
 enum class Verb : int {

@@ -67,6 +67,9 @@ def compiled():
             for c in CASES for dtype in ("float64",) for volumes in (False,)}
     keys.add(sphad.entry_key(operator(CASES[2]), 2, "float32", (), False))
     keys.add(sphad.entry_key(operator(CASES[2]), 2, "float64", (), True))
+    keys |= {sphad.entry_key(operator(c), c[5], "float64", c[2], False, 7) for c in CORRECTED}
+    keys |= {sphad.entry_key(operator(CASES[3]), 2, "float64", (), False, bits)
+             for bits in (1, 2, 4)}
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         list(pool.map(_jit.compile_entry, sorted(keys)))
 
@@ -196,3 +199,60 @@ def test_missing_field_and_densities_raise():
     with pytest.raises(ValueError, match="trailing shape"):
         ref = sphad.Particles(x, h, m, kinds, rho, None, f[:, None])
         st.gradient(x, h, m, kinds, rho, f, neighbors, domain, references=ref)
+
+
+def correction_states(n, dim, seed=9, identity=False):
+    """CRK factors, renormalization matrices and grad-h Omega for n queries (leaves requiring
+    grad): the identity (A = 1, B = 0, L = I, Omega = 1), or near it at random."""
+    rng = np.random.default_rng(seed)
+    s = 0.0 if identity else 0.1
+    leaf = lambda a: torch.from_numpy(np.ascontiguousarray(a)).requires_grad_(True)  # noqa
+    crk = sphad.CRKState(leaf(1 + s * rng.standard_normal(n)),
+                         leaf(s * rng.standard_normal((n, dim))),
+                         leaf(s * rng.standard_normal((n, dim))),
+                         leaf(s * rng.standard_normal((n, dim, dim))))
+    renormalization = leaf(np.eye(dim) + s * rng.standard_normal((n, dim, dim)))
+    omegas = leaf(1 + s * rng.standard_normal(n))
+    return crk, renormalization, omegas
+
+
+CORRECTED = [CASES[3], CASES[9], CASES[11], CASES[15], CASES[1]]  # Gradient, Divergence (Dot),
+# Curl, Laplacian (Dot), Interpolate (CRK only reaches its value)
+
+
+@pytest.mark.parametrize("case", CORRECTED, ids=[IDS[CASES.index(c)] for c in CORRECTED])
+def test_corrections_gradcheck_in_inputs_and_states(case):
+    x, h, m, kinds, rho, f, domain, neighbors = inputs(case, n=20)
+    crk, ren, omegas = correction_states(20, case[5])
+
+    def fn(x, rho, f, a, b, grad_a, grad_b, ren, omegas):
+        return call(case, x, h, m, kinds, rho, f, neighbors, domain,
+                    crk=sphad.CRKState(a, b, grad_a, grad_b), renormalization=ren, omegas=omegas)
+    assert torch.autograd.gradcheck(fn, (x, rho, f, *crk, ren, omegas), check_forward_ad=True)
+
+
+@pytest.mark.parametrize("case", CORRECTED, ids=[IDS[CASES.index(c)] for c in CORRECTED])
+def test_identity_corrections_change_nothing(case):
+    x, h, m, kinds, rho, f, domain, neighbors = inputs(case)
+    crk, ren, omegas = correction_states(len(x), case[5], identity=True)
+    with torch.no_grad():
+        plain = call(case, x, h, m, kinds, rho, f, neighbors, domain)
+        corrected = call(case, x, h, m, kinds, rho, f, neighbors, domain, crk=crk,
+                         renormalization=ren, omegas=omegas)
+    np.testing.assert_allclose(corrected.numpy(), plain.numpy(), rtol=1e-14, atol=1e-14)
+
+
+def test_each_correction_alone_and_its_errors():
+    case = CASES[3]
+    x, h, m, kinds, rho, f, domain, neighbors = inputs(case)
+    crk, ren, omegas = correction_states(len(x), 2)
+    with torch.no_grad():
+        base = call(case, x, h, m, kinds, rho, f, neighbors, domain)
+        for extra in ({"crk": crk}, {"renormalization": ren}, {"omegas": (omegas, omegas)}):
+            out = call(case, x, h, m, kinds, rho, f, neighbors, domain, **extra)
+            assert not torch.equal(out, base), extra
+        with pytest.raises(ValueError, match="`renormalization`: has shape"):
+            call(case, x, h, m, kinds, rho, f, neighbors, domain, renormalization=ren[:-1])
+        with pytest.raises(ValueError, match="`crk.b`: has shape"):
+            call(case, x, h, m, kinds, rho, f, neighbors, domain,
+                 crk=sphad.CRKState(crk.a, crk.grad_b, crk.grad_a, crk.grad_b))
