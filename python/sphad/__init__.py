@@ -22,9 +22,10 @@ from . import _core, _entries
 from ._core import (Direction, DivergenceMode, GradientScheme, Kernel, LaplacianScheme,
                     NeighborList, SupportScheme)
 
-__all__ = ["CRKState", "Direction", "DivergenceMode", "Domain", "GradientScheme", "Kernel",
-           "LaplacianScheme", "NeighborList", "Particles", "SupportScheme", "curl", "density",
-           "divergence", "gradient", "interpolate", "laplacian", "neighbor_list"]
+__all__ = ["CRKFactors", "CRKState", "Direction", "DivergenceMode", "Domain", "GradientScheme",
+           "Kernel", "LaplacianScheme", "NeighborList", "Particles", "SupportScheme",
+           "crk_factors", "curl", "density", "divergence", "grad_h_omegas", "gradient",
+           "interpolate", "laplacian", "neighbor_list", "renormalization_matrices"]
 
 
 @dataclass(frozen=True)
@@ -141,10 +142,10 @@ class Operator:
 
 
 class Entry(NamedTuple):
-    """One compiled entry: its address, the output's trailing shape, what it reads."""
+    """One compiled entry: its address, its outputs' trailing shapes, what it reads."""
 
     address: int
-    out_shape: tuple
+    outputs: tuple
     needs_densities: bool
     needs_values: bool
 
@@ -177,11 +178,15 @@ def entry(op: Operator, positions, field_shape: Optional[tuple], volumes: bool,
     if len(positions.shape) != 2 or positions.shape[1] not in (1, 2, 3):
         raise ValueError(f"sphad: argument `positions`: has shape {tuple(positions.shape)}, "
                          "expected (n, D), D = 1, 2, 3")
-    address = _jit.entry(entry_key(op, positions.shape[1], _dtype_name(positions),
-                                   None if field_shape is None else tuple(field_shape), volumes,
-                                   correction_bits))
-    shape, needs_densities, needs_values = _core.describe(address)
-    return Entry(address, tuple(shape), needs_densities, needs_values)
+    return _describe(entry_key(op, positions.shape[1], _dtype_name(positions),
+                               None if field_shape is None else tuple(field_shape), volumes,
+                               correction_bits))
+
+
+def _describe(key: str) -> Entry:
+    from . import _jit
+    address = _jit.entry(key)
+    return Entry(address, *_core.describe(address))
 
 
 def sets(positions, supports, masses, kinds, densities, volumes, values, references):
@@ -254,12 +259,16 @@ def choices_of(operation: str, kernel, support, scheme, extra: dict) -> tuple:
 
 
 def _numpy_backend(entry: Entry, function: str, inputs: tuple, call, out):
+    n, dtype = len(inputs[0]), np.asarray(inputs[0]).dtype
     if out is None:
-        out = np.empty((len(inputs[0]), *entry.out_shape), dtype=np.asarray(inputs[0]).dtype)
+        outs = [np.empty((n, *shape), dtype=dtype) for shape in entry.outputs]
+    else:
+        outs = [out] if len(entry.outputs) == 1 else list(out)
     arrays = slots(inputs)
-    arrays[OUT] = out
+    for k, o in enumerate(outs):
+        arrays[OUT + 3 * k] = o
     _core.run(entry.address, 1, function, arrays, call)
-    return out
+    return outs[0] if len(outs) == 1 else tuple(outs)
 
 
 def make_operator(operation: str, backend, doc: str):
@@ -328,3 +337,88 @@ gradient = make_operator("Gradient", _numpy_backend, DOCS["Gradient"] + _NUMPY)
 divergence = make_operator("Divergence", _numpy_backend, DOCS["Divergence"] + _NUMPY)
 curl = make_operator("Curl", _numpy_backend, DOCS["Curl"] + _NUMPY)
 laplacian = make_operator("Laplacian", _numpy_backend, DOCS["Laplacian"] + _NUMPY)
+
+
+class CRKFactors(NamedTuple):
+    """What `crk_factors` returns: the apparent volumes, the diagnostic CRK density and the
+    state the operators take (``crk=``)."""
+
+    volumes: Any
+    density: Any
+    state: CRKState
+
+
+_pipeline_cache: dict = {}
+
+
+def pipeline_entry(pipeline: str, kernel, support, positions, volumes: bool,
+                   correction_bits: int) -> Entry:
+    """The entry of a correction pipeline ("CRK", "Renormalization", "Omegas")."""
+    cache_key = (pipeline, kernel, support, positions.shape[1:], positions.dtype, volumes,
+                 correction_bits)
+    found = _pipeline_cache.get(cache_key)
+    if found is None:
+        for name, value, kind in (("kernel", kernel, Kernel), ("support", support, SupportScheme)):
+            if not isinstance(value, kind):
+                raise TypeError(f"sphad: argument `{name}` must be a sphad.{kind.__name__} (got "
+                                f"{value!r})")
+        if len(positions.shape) != 2 or positions.shape[1] not in (1, 2, 3):
+            raise ValueError(f"sphad: argument `positions`: has shape {tuple(positions.shape)}, "
+                             "expected (n, D), D = 1, 2, 3")
+        dtype = _dtype_name(positions)
+        found = _describe(_entries.key(_entries.pipeline_type(pipeline, kernel.name, support.name),
+                                       positions.shape[1], dtype, _entries.PIPELINE_FIELD,
+                                       volumes, correction_bits))
+        _pipeline_cache[cache_key] = found
+    return found
+
+
+def make_pipelines(backend):
+    """The correction pipelines over `backend` (NumPy here, torch in sphad.torch)."""
+
+    def crk_factors(positions, supports, masses, kinds, neighbors: NeighborList, domain: Domain,
+                    kernel: Kernel = Kernel.Wendland4, direction: Direction = Direction.AllToAll,
+                    tau: Optional[float] = None) -> CRKFactors:
+        """The CRK factors of one particle set over a list of it against itself covering Gather
+        and Scatter pairs (a SuperSymmetric list, or any list when supports are uniform):
+        apparent volumes, the CRK density and the state (A, B, grad A, grad B); ``tau``: the
+        limiter's threshold (default 1e-12 in float64, 1e-5 in float32)."""
+        q = (positions, supports, masses, kinds, None, None, None)
+        e = pipeline_entry("CRK", kernel, SupportScheme.Gather, positions, False, 0)
+        v, rho, *state = backend(e, "crk_factors", (*q, *(None,) * INPUTS, *_NO_CORRECTIONS),
+                                 _core._Call(neighbors, domain._native, direction, 0.0,
+                                             -1.0 if tau is None else float(tau)), None)
+        return CRKFactors(v, rho, CRKState(*state))
+
+    def renormalization_matrices(positions, supports, masses, kinds, densities,
+                                 neighbors: NeighborList, domain: Domain,
+                                 kernel: Kernel = Kernel.Wendland4,
+                                 support: SupportScheme = SupportScheme.Gather,
+                                 direction: Direction = Direction.AllToAll,
+                                 references: Optional[Sequence] = None, volumes=None, crk=None,
+                                 renormalization=None, omegas=None):
+        """The renormalization matrices L_i (n, D, D): the pseudo-inverse of the transposed
+        kernel-gradient covariance, with the call's volumes and corrections (a CRK state, or
+        earlier matrices), I where it is degenerate."""
+        q, r = sets(positions, supports, masses, kinds, densities, volumes, None, references)
+        c, bits = corrections(crk, renormalization, omegas)
+        e = pipeline_entry("Renormalization", kernel, support, positions, volumes is not None,
+                           bits)
+        return backend(e, "renormalization_matrices", (*q, *r, *c),
+                       call_options(neighbors, domain, direction, 0.0), None)
+
+    def grad_h_omegas(positions, supports, masses, kinds, densities, neighbors: NeighborList,
+                      domain: Domain, kernel: Kernel = Kernel.Wendland4,
+                      direction: Direction = Direction.AllToAll,
+                      references: Optional[Sequence] = None):
+        """The grad-h factors Omega_i = 1 + h_i/(D rho_i) sum_j m_j dW_ij/dh_i (Gather, over a
+        list of the queries against their references)."""
+        q, r = sets(positions, supports, masses, kinds, densities, None, None, references)
+        e = pipeline_entry("Omegas", kernel, SupportScheme.Gather, positions, False, 0)
+        return backend(e, "grad_h_omegas", (*q, *r, *_NO_CORRECTIONS),
+                       call_options(neighbors, domain, direction, 0.0), None)
+
+    return crk_factors, renormalization_matrices, grad_h_omegas
+
+
+crk_factors, renormalization_matrices, grad_h_omegas = make_pipelines(_numpy_backend)

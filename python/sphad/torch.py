@@ -17,9 +17,11 @@ import torch
 from . import _core
 from . import (ALL_INPUTS, DERIVED_INPUTS, DOCS, GRADIENTS, OUT, OUT_TANGENT, SEED,  # noqa: F401
                TANGENTS, CRKState, Direction, DivergenceMode, Domain, GradientScheme, Kernel,
-               LaplacianScheme, NeighborList, Particles, SupportScheme, make_operator, slots)
+               LaplacianScheme, NeighborList, Particles, SupportScheme, make_operator,
+               make_pipelines, slots)
 
-__all__ = ["curl", "density", "divergence", "gradient", "interpolate", "laplacian"]
+__all__ = ["crk_factors", "curl", "density", "divergence", "grad_h_omegas", "gradient",
+           "interpolate", "laplacian", "renormalization_matrices"]
 
 
 def _plain(t):
@@ -59,20 +61,30 @@ def _plain_call(tensors) -> bool:
     return not any(torch._C._functorch.is_functorch_wrapped_tensor(t) for t in tensors)
 
 
+def _outputs(entry, inputs):
+    n = inputs[0].shape[0]
+    return [inputs[0].new_empty((n, *shape)) for shape in entry.outputs]
+
+
+def _one_or_tuple(outs):
+    return outs[0] if len(outs) == 1 else tuple(outs)
+
+
 def _value(entry, function, call, inputs, out=None):
-    """The operator's value: one C++ call into a new tensor (or `out`)."""
-    if out is None:
-        out = inputs[0].new_empty((inputs[0].shape[0], *entry.out_shape))
+    """The operator's value: one C++ call into new tensors (or `out`)."""
+    outs = _outputs(entry, inputs) if out is None else [out]
     arrays = slots(map(_plain, inputs))
-    arrays[OUT] = out
+    for k, o in enumerate(outs):
+        arrays[OUT + 3 * k] = o
     _core.run(entry.address, 1, function, arrays, call)
-    return out
+    return _one_or_tuple(outs)
 
 
 class _Tangent(torch.autograd.Function):
-    """The tangent of an operator along the given inputs' tangents (absent ones None: zero): the
-    body of `_Operator`'s jvp rule, itself a Function so that torch.func hands its forward plain
-    tensors. Arguments: the inputs, then one tangent per `DERIVED_INPUTS` entry."""
+    """The tangents of an operator's outputs along the given inputs' tangents (absent ones
+    None: zero): the body of `_Operator`'s jvp rule, itself a Function so that torch.func hands
+    its forward plain tensors. Arguments: the inputs, then one tangent per `DERIVED_INPUTS`
+    entry."""
 
     @staticmethod
     def forward(entry, function, call, *inputs_and_tangents):
@@ -80,18 +92,18 @@ class _Tangent(torch.autograd.Function):
         arrays = slots(map(_plain, inputs))
         for d, t in enumerate(inputs_and_tangents[ALL_INPUTS:]):
             arrays[TANGENTS + d] = _tangent(t)
-        out = inputs[0].new_empty((inputs[0].shape[0], *entry.out_shape))
-        out_t = torch.empty_like(out)
-        arrays[OUT], arrays[OUT_TANGENT] = out, out_t
+        outs, tangents = _outputs(entry, inputs), _outputs(entry, inputs)
+        for k, (o, t) in enumerate(zip(outs, tangents)):
+            arrays[OUT + 3 * k], arrays[OUT_TANGENT + 3 * k] = o, t
         _core.run(entry.address, 2, function, arrays, call)
-        return out_t
+        return _one_or_tuple(tangents)
 
     @staticmethod
     def setup_context(ctx, inputs, output):
         pass
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx, *grads):
         raise NotImplementedError("sphad: an operator's tangent is not differentiable again "
                                   "(second order: only the C++ API's position HVP)")
 
@@ -101,17 +113,21 @@ class _Tangent(torch.autograd.Function):
 
 
 class _Adjoint(torch.autograd.Function):
-    """The gradients of an operator for the seed, one per `DERIVED_INPUTS` entry (those not
-    wanted None): the body of `_Operator`'s backward, a Function for the same reason."""
+    """The gradients of an operator for its outputs' seeds, one per `DERIVED_INPUTS` entry
+    (those not wanted None): the body of `_Operator`'s backward, a Function for the same
+    reason. Arguments: the seeds (one per output), then the inputs."""
 
     @staticmethod
-    def forward(entry, function, call, needs, seed, *inputs):
+    def forward(entry, function, call, needs, *seeds_and_inputs):
+        seeds = seeds_and_inputs[:len(entry.outputs)]
+        inputs = seeds_and_inputs[len(entry.outputs):]
         grads = [torch.empty_like(inputs[i]) if need and inputs[i] is not None else None
                  for i, need in zip(DERIVED_INPUTS, needs)]
         arrays = slots(map(_plain, inputs))
         for d, g in enumerate(grads):
             arrays[GRADIENTS + d] = g
-        arrays[SEED] = _tangent(seed)
+        for k, seed in enumerate(seeds):
+            arrays[SEED + 3 * k] = _tangent(seed)
         _core.run(entry.address, 3, function, arrays, call)
         return tuple(grads)
 
@@ -131,8 +147,9 @@ class _Adjoint(torch.autograd.Function):
 
 
 class _Operator(torch.autograd.Function):
-    """An operator's value, its backward (sphad's VJP) and jvp (sphad's JVP); its arguments: the
-    entry, the function's name, the call's options, then the `ALL_INPUTS` inputs."""
+    """An operator's (or a correction pipeline's) outputs, its backward (sphad's VJP) and jvp
+    (sphad's JVP); its arguments: the entry, the function's name, the call's options, then the
+    `ALL_INPUTS` inputs."""
 
     @staticmethod
     def forward(entry, function, call, *inputs):
@@ -146,13 +163,13 @@ class _Operator(torch.autograd.Function):
         ctx.entry, ctx.function, ctx.call = entry, function, call
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx, *seeds):
         tensors = ctx.saved_tensors
         need = ctx.needs_input_grad[3:]
         needs = tuple(need[i] for i in DERIVED_INPUTS)
         grads = [None] * ALL_INPUTS
         if any(needs):
-            derived = _Adjoint.apply(ctx.entry, ctx.function, ctx.call, needs, grad, *tensors)
+            derived = _Adjoint.apply(ctx.entry, ctx.function, ctx.call, needs, *seeds, *tensors)
             for i, g in zip(DERIVED_INPUTS, derived):
                 grads[i] = g
         return (None, None, None, *grads)
@@ -183,3 +200,4 @@ gradient = make_operator("Gradient", _torch_backend, DOCS["Gradient"] + _TORCH)
 divergence = make_operator("Divergence", _torch_backend, DOCS["Divergence"] + _TORCH)
 curl = make_operator("Curl", _torch_backend, DOCS["Curl"] + _TORCH)
 laplacian = make_operator("Laplacian", _torch_backend, DOCS["Laplacian"] + _TORCH)
+crk_factors, renormalization_matrices, grad_h_omegas = make_pipelines(_torch_backend)

@@ -7,7 +7,7 @@
 #include <sphad/search.hpp>
 
 #include "arrays.hpp"
-#include "entry.hpp"
+#include "call_args.hpp"
 #include "operator_call.hpp"
 
 #include <nanobind/nanobind.h>
@@ -67,6 +67,7 @@ struct PyCall {
   const PyDomain* domain;
   OperationDirection direction;
   double calibration_n_h;
+  double tau; ///< the CRK limiter (< 0: the library's default)
 };
 
 /// f(std::integral_constant<int, D>{}, T{}) for positions of shape (n, D) and dtype T.
@@ -173,6 +174,7 @@ void run(std::uintptr_t address,
   c.list = &call.neighbors->list;
   c.direction = call.direction;
   c.calibration_n_h = call.calibration_n_h;
+  c.tau = call.tau;
   const auto entry = reinterpret_cast<EntryFunction>(address);
   {
     nb::gil_scoped_release unlocked;
@@ -181,17 +183,21 @@ void run(std::uintptr_t address,
   raise_status(c);
 }
 
-/// The output's trailing shape and what the operator reads (entry `address`).
+/// The outputs' trailing shapes and what the operator reads (entry `address`).
 nb::tuple describe(std::uintptr_t address) {
   OperatorCall c;
   c.function = "describe";
   reinterpret_cast<EntryFunction>(address)(int(Verb::describe), &c);
   raise_status(c);
-  nb::list shape;
-  for (int k = 0; k < c.out_ndim; ++k) {
-    shape.append(c.out_shape[k]);
+  nb::list outputs;
+  for (int o = 0; o < c.outputs; ++o) {
+    nb::list shape;
+    for (int k = 0; k < c.out_ndim[o]; ++k) {
+      shape.append(c.out_shape[o][k]);
+    }
+    outputs.append(nb::tuple(shape));
   }
-  return nb::make_tuple(nb::tuple(shape), c.needs_densities, c.needs_values);
+  return nb::make_tuple(nb::tuple(outputs), c.needs_densities, c.needs_values);
 }
 
 PyNeighborList neighbor_list(const Array& query_positions,
@@ -328,11 +334,11 @@ NB_MODULE(_core, m) {
       .def(
           "__init__",
           [](PyCall* self, const PyNeighborList& neighbors, const PyDomain& domain,
-             OperationDirection direction, double calibration_n_h) {
-            new (self) PyCall{&neighbors, &domain, direction, calibration_n_h};
+             OperationDirection direction, double calibration_n_h, double tau) {
+            new (self) PyCall{&neighbors, &domain, direction, calibration_n_h, tau};
           },
-          "neighbors"_a, "domain"_a, "direction"_a, "calibration_n_h"_a, nb::keep_alive<1, 2>(),
-          nb::keep_alive<1, 3>());
+          "neighbors"_a, "domain"_a, "direction"_a, "calibration_n_h"_a, "tau"_a = -1.0,
+          nb::keep_alive<1, 2>(), nb::keep_alive<1, 3>());
   m.def("neighbor_list", &neighbor_list, "query_positions"_a, "query_supports"_a,
         "reference_positions"_a, "reference_supports"_a, "domain"_a, "support"_a, "skin"_a);
   m.def("run", &run, "entry"_a, "verb"_a, "function"_a, "arrays"_a, "call"_a,
@@ -359,6 +365,7 @@ NB_MODULE(_core, m) {
   slots["out"] = slot::out;
   slots["out_tangent"] = slot::out_tangent;
   slots["seed"] = slot::seed;
+  slots["outputs"] = slot::outputs;
   slots["count"] = slot::count;
   m.attr("slots") = slots;
 }

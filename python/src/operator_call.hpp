@@ -51,10 +51,21 @@ constexpr int tangent(int d) {
 constexpr int gradient(int d) {
   return all_inputs + all_derived + d;
 }
-constexpr int out = all_inputs + 2 * all_derived;
-constexpr int out_tangent = out + 1;
-constexpr int seed = out + 2;
-constexpr int count = out + 3;
+constexpr int outputs = 6; ///< at most (the CRK factors have six)
+/// Output k, its tangent and its seed.
+constexpr int out_k(int k) {
+  return all_inputs + 2 * all_derived + 3 * k;
+}
+constexpr int out_tangent_k(int k) {
+  return out_k(k) + 1;
+}
+constexpr int seed_k(int k) {
+  return out_k(k) + 2;
+}
+constexpr int out = out_k(0);
+constexpr int out_tangent = out_tangent_k(0);
+constexpr int seed = seed_k(0);
+constexpr int count = out_k(outputs);
 /// The input index of set-derived index k (kinds have no tangent or gradient).
 constexpr int input_of_derived(int k) {
   return k < 3 ? k : k + 1;
@@ -88,9 +99,11 @@ struct OperatorCall {
   int dim = 0;
   OperationDirection direction = OperationDirection::AllToAll;
   double calibration_n_h = 0;
+  double tau = -1; ///< the CRK limiter's threshold (< 0: the library's default)
   // Filled by `describe`:
-  int out_ndim = 0;               ///< the output's trailing rank
-  std::int64_t out_shape[4] = {}; ///< its trailing extents
+  int outputs = 1;                               ///< how many outputs
+  int out_ndim[slot::outputs] = {};              ///< each output's trailing rank
+  std::int64_t out_shape[slot::outputs][4] = {}; ///< its trailing extents
   bool needs_densities = false, needs_values = false;
   // Filled on failure:
   int status = 0; ///< 0 ok, 1 invalid argument (ValueError), 2 other error (RuntimeError)

@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: MIT
+// What every entry shares (operator_call.hpp's slots as the C++ library's views): the checked
+// arrays, the sets and the correction states of a call built through one wrapper for all of
+// them — plain spans (values), spans with tangents (JVP) or variables (VJP) — the box, the
+// options, and the error reporting.
+#pragma once
+
+#include <sphad/ad.hpp>
+#include <sphad/errors.hpp>
+#include <sphad/ops.hpp>
+
+#include "operator_call.hpp"
+
+#include <cstdio>
+#include <exception>
+#include <functional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace sphad::python {
+namespace entry_detail {
+
+/// The trailing extents of an element type: () for a scalar, (K) for Vec<·, K>, (R, C) for
+/// Mat<·, R, C>, nested left to right.
+template <class E>
+struct Extents {
+  static constexpr int rank = 0;
+  static void fill(std::int64_t*) {}
+};
+template <class E, int K>
+struct Extents<Vec<E, K>> {
+  static constexpr int rank = 1 + Extents<E>::rank;
+  static void fill(std::int64_t* p) {
+    p[0] = K;
+    Extents<E>::fill(p + 1);
+  }
+};
+template <class E, int R, int C>
+struct Extents<Mat<E, R, C>> {
+  static constexpr int rank = 2 + Extents<E>::rank;
+  static void fill(std::int64_t* p) {
+    p[0] = R;
+    p[1] = C;
+    Extents<E>::fill(p + 2);
+  }
+};
+
+/// The name of derived input d (`positions`, `references.masses`, `crk.a`, ...).
+inline std::string derived_name(int d) {
+  if (d < 2 * slot::derived) {
+    return std::string(d < slot::derived ? "" : "references.") +
+           input_names[slot::input_of_derived(d % slot::derived)];
+  }
+  return correction_names[d - 2 * slot::derived];
+}
+
+/// The Python name of slot s, for messages.
+inline std::string slot_name(int s) {
+  if (s < 2 * slot::inputs) {
+    return std::string(s < slot::inputs ? "" : "references.") + input_names[s % slot::inputs];
+  }
+  if (s < slot::all_inputs) {
+    return correction_names[s - 2 * slot::inputs];
+  }
+  if (s < slot::gradient(0)) {
+    return derived_name(s - slot::tangent(0)) + "_tangent";
+  }
+  if (s < slot::out) {
+    return derived_name(s - slot::gradient(0)) + "_grad";
+  }
+  const int k = (s - slot::out) / 3, role = (s - slot::out) % 3;
+  const std::string suffix = k == 0 ? "" : "[" + std::to_string(k) + "]";
+  return (role == 0 ? "out" : role == 1 ? "out_tangent" : "seed") + suffix;
+}
+
+/// The array in slot s as n elements of E (checked: rank and extents; n < 0: any length).
+template <class E>
+Span<E> view(const OperatorCall& c, int s, std::int64_t n) {
+  using V = std::remove_const_t<E>;
+  const ArrayRef& a = c.arrays[s];
+  constexpr int rank = Extents<V>::rank;
+  std::int64_t extents[8] = {};
+  Extents<V>::fill(extents);
+  std::string expected = "(" + (n < 0 ? std::string("n") : std::to_string(n));
+  for (int k = 0; k < rank; ++k) {
+    expected += ", " + std::to_string(extents[k]);
+  }
+  expected += rank == 0 ? ",)" : ")";
+  bool ok = a.ndim == rank + 1 && (n < 0 || a.shape[0] == n);
+  for (int k = 0; ok && k < rank; ++k) {
+    ok = a.shape[k + 1] == extents[k];
+  }
+  if (!ok) {
+    std::string got = "(";
+    for (int k = 0; k < a.ndim; ++k) {
+      got += (k ? ", " : "") + std::to_string(a.shape[k]);
+    }
+    got += a.ndim == 1 ? ",)" : ")";
+    sphad::detail::throw_invalid_argument(c.function, slot_name(s).c_str(),
+                                          "has shape " + got + ", expected " + expected);
+  }
+  return {static_cast<E*>(a.data), a.shape[0]};
+}
+
+inline bool given(const OperatorCall& c, int s) {
+  return c.arrays[s].ndim >= 0;
+}
+
+/// Slot s's array, which the operator needs (a clear error when it is missing).
+template <class E>
+Span<E> required(const OperatorCall& c, int s, std::int64_t n, const char* why) {
+  SPHAD_REQUIRE(given(c, s), c.function, slot_name(s).c_str(), why);
+  return view<E>(c, s, n);
+}
+
+/// Slot s's array, or an empty span when it is not given.
+template <class E>
+Span<E> optional(const OperatorCall& c, int s, std::int64_t n) {
+  return given(c, s) ? view<E>(c, s, n) : Span<E>{};
+}
+
+} // namespace entry_detail
+
+/// The views of one call in dimension D and scalar T: the sets (with volumes when `Volumes`)
+/// and the correction states (`Corrections`: bits of `correction`), each differentiable array
+/// passed through `wrap(d, span)` (d: its derived index).
+template <int D, class T, bool Volumes, int Corrections>
+struct CallArgs {
+  OperatorCall& c;
+  std::int64_t rows[2] = {}; ///< the sets' sizes (from their positions)
+  Domain<D, T> domain{};
+  ApplyOptions<T> options{};
+
+  /// `describe` reads no array.
+  CallArgs(OperatorCall& call, bool reads_arrays) : c(call) {
+    using entry_detail::view;
+    for (int r = 0; r < 2 && reads_arrays; ++r) { // no references: 0 rows (a pipeline of one set)
+      rows[r] = entry_detail::given(c, slot::input(r, 0))
+                    ? view<const Vec<T, D>>(c, slot::input(r, 0), -1).size()
+                    : 0;
+    }
+    for (int a = 0; a < D; ++a) {
+      domain.min[a] = T(c.min[a]);
+      domain.max[a] = T(c.max[a]);
+      domain.periodic[a] = c.periodic[a];
+    }
+    options.direction = c.direction;
+    options.calibration_n_h = T(c.calibration_n_h);
+  }
+
+  template <class E>
+  Span<const E> in(int s, std::int64_t n, const char* why) const {
+    return entry_detail::required<const E>(c, s, n, why);
+  }
+
+  /// Set r (0: queries, 1: references), with densities when `Densities`.
+  template <bool Densities, class Wrap>
+  auto set(int r, Wrap&& wrap_derived) const {
+    const auto wrap = [&](int k, auto span) { return wrap_derived(slot::set_derived(r, k), span); };
+    const std::int64_t n = rows[r];
+    const auto x = in<Vec<T, D>>(slot::input(r, 0), n, "is required");
+    const ParticleSet<D, T> base{x, in<T>(slot::input(r, 1), n, "is required"),
+                                 in<T>(slot::input(r, 2), n, "is required"),
+                                 in<std::int32_t>(slot::input(r, 3), n, "is required")};
+    const auto with_xhm = base.with_positions(wrap(0, x))
+                              .with_supports(wrap(1, base.supports))
+                              .with_masses(wrap(2, base.masses));
+    const auto with_rho = [&] {
+      if constexpr (Densities) {
+        return with_xhm.with_densities(
+            wrap(3, in<T>(slot::input(r, 4), n,
+                          "is required by this operator (V = m/rho, or its scheme)")));
+      } else {
+        return with_xhm;
+      }
+    }();
+    if constexpr (Volumes) {
+      return with_rho.with_volumes(wrap(4, in<T>(slot::input(r, 5), n, "is required")));
+    } else {
+      return with_rho;
+    }
+  }
+
+  /// Set r's field values (E = ops::NoField: none).
+  template <class E, class Wrap>
+  auto values(int r, Wrap&& wrap) const {
+    if constexpr (std::is_same_v<E, ops::NoField>) {
+      return Span<const ops::NoField>{};
+    } else {
+      return wrap(slot::set_derived(r, 5),
+                  in<E>(slot::input(r, 6), rows[r], "is required by this operator"));
+    }
+  }
+
+  /// The correction states as an `ops::Corrections`.
+  template <class Wrap>
+  auto corrections(Wrap&& wrap) const {
+    const auto state = [&](int k, auto type, std::int64_t n) {
+      using E = typename decltype(type)::type;
+      return wrap(slot::correction_derived(k),
+                  in<E>(slot::correction(k), n, "is required by the corrections"));
+    };
+    const auto crk = [&] {
+      if constexpr ((Corrections & correction::crk) != 0) {
+        const auto a = state(0, std::common_type<T>{}, rows[0]);
+        const auto b = state(1, std::common_type<Vec<T, D>>{}, rows[0]);
+        const auto ga = state(2, std::common_type<Vec<T, D>>{}, rows[0]);
+        const auto gb = state(3, std::common_type<Mat<T, D, D>>{}, rows[0]);
+        return ops::CRK<D, T, decltype(a), decltype(b), decltype(ga), decltype(gb)>{a, b, ga, gb};
+      } else {
+        return ops::NoCRK{};
+      }
+    }();
+    const auto renormalization = [&] {
+      if constexpr ((Corrections & correction::renormalization) != 0) {
+        const auto l = state(4, std::common_type<Mat<T, D, D>>{}, rows[0]);
+        return ops::Renormalization<D, T, decltype(l)>{l};
+      } else {
+        return ops::NoRenormalization{};
+      }
+    }();
+    const auto grad_h = [&] {
+      if constexpr ((Corrections & correction::grad_h) != 0) {
+        const auto q = state(5, std::common_type<T>{}, rows[0]);
+        const auto r = state(6, std::common_type<T>{}, rows[1]);
+        return ops::GradH<T, decltype(q), decltype(r)>{q, r};
+      } else {
+        return ops::NoGradH{};
+      }
+    }();
+    return ops::Corrections<std::remove_const_t<decltype(crk)>,
+                            std::remove_const_t<decltype(renormalization)>,
+                            std::remove_const_t<decltype(grad_h)>>{crk, renormalization, grad_h};
+  }
+
+  /// Output k as n elements of E.
+  template <class E>
+  Span<E> out(int k) const {
+    return entry_detail::view<E>(c, slot::out_k(k), rows[0]);
+  }
+};
+
+/// The wrapper of value calls: the span itself.
+struct PlainArrays {
+  template <class S>
+  S operator()(int, S span) const {
+    return span;
+  }
+};
+
+/// The wrapper of JVP calls: each array with its tangent (a zero array where none is given: one
+/// instantiation serves every combination).
+template <class T>
+struct TangentArrays {
+  const OperatorCall& c;
+  std::vector<std::vector<T>> zeros;
+  explicit TangentArrays(const OperatorCall& call) : c(call) { zeros.reserve(slot::all_derived); }
+  template <class E>
+  DualView<E, 1> operator()(int d, Span<const E> span) {
+    const int s = slot::tangent(d);
+    Span<const E> t;
+    if (entry_detail::given(c, s)) {
+      t = entry_detail::view<const E>(c, s, span.size());
+    } else {
+      zeros.emplace_back(std::size_t(span.size()) * sizeof(E) / sizeof(T), T(0));
+      t = Span<const E>(reinterpret_cast<const E*>(zeros.back().data()), span.size());
+    }
+    return with_tangents<1>(span, t);
+  }
+};
+
+/// The wrapper of VJP calls: each array a variable; `copy_gradients` writes the gradients the
+/// call asks for (its gradient slots) after the sweep.
+struct VariableArrays {
+  const OperatorCall& c;
+  std::vector<std::function<void(const Tape<exec::host>&)>> copies;
+  template <class E>
+  Variable<E> operator()(int d, Span<const E> span) {
+    const Variable<E> v(span);
+    const int s = slot::gradient(d);
+    if (entry_detail::given(c, s)) {
+      const auto g = entry_detail::view<E>(c, s, span.size());
+      copies.emplace_back([v, g](const Tape<exec::host>& tape) { tape.copy_gradient(v, g); });
+    }
+    return v;
+  }
+  void copy_gradients(const Tape<exec::host>& tape) const {
+    for (const auto& copy : copies) {
+      copy(tape);
+    }
+  }
+};
+
+/// Writes a JVP's dual outputs `dual` [n] into output k and its tangent.
+template <class Dual, class E>
+void split_into(Span<const Dual> dual, Span<E> value, Span<E> tangent) {
+  for (std::int64_t i = 0; i < dual.size(); ++i) {
+    value[i] = ops::detail::value_part(dual[i]);
+    tangent[i] = ops::detail::tangent_part(dual[i], 0);
+  }
+}
+
+/// Runs f(), reporting its exceptions in the call (an entry never throws across its boundary).
+template <class F>
+void reporting_errors(OperatorCall& c, F&& f) noexcept {
+  try {
+    f();
+  } catch (const InvalidArgument& e) {
+    c.status = 1;
+    std::snprintf(c.message, sizeof c.message, "%s", e.what());
+  } catch (const std::exception& e) {
+    c.status = 2;
+    std::snprintf(c.message, sizeof c.message, "%s", e.what());
+  } catch (...) {
+    c.status = 2;
+    std::snprintf(c.message, sizeof c.message, "%s: unknown C++ exception", c.function);
+  }
+}
+
+/// The trailing shape of output k.
+template <class E>
+void describe_output(OperatorCall& c, int k) {
+  c.out_ndim[k] = entry_detail::Extents<E>::rank;
+  entry_detail::Extents<E>::fill(c.out_shape[k]);
+}
+
+} // namespace sphad::python

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: MIT
+// The correction pipelines' entries: grad-h Omega, the renormalization matrices and the CRK
+// factors (sphad/corrections), each with its value, JVP (the pipeline on dual sets, the dual
+// outputs split into values and tangents) and VJP (the pipeline recorded, every seed swept at
+// once), in the slots of operator_call.hpp. A pipeline entry is compiled like an operator's
+// (built in or on first use).
+#pragma once
+
+#include <sphad/corrections.hpp>
+
+#include "call_args.hpp"
+
+namespace sphad::python {
+
+/// Omega_i = 1 + h_i/(D rho_i) sum_j m_j dW(x_ij, h_i)/dh_i: the queries' densities, the
+/// references' positions and masses. Output [Nq].
+template <class Kernel>
+struct OmegasPipeline {
+  static constexpr int outputs = 1;
+  static constexpr bool single_set = false;
+  static constexpr bool queries_densities = true;
+  static constexpr bool references_densities = true; // the stage's validation asks for them
+  template <int D, class T>
+  static void describe(OperatorCall& c) {
+    describe_output<T>(c, 0);
+  }
+  template <class Args, class Q, class R, class Corr>
+  static void value(const Args& a, const Q& q, const R& r, const Corr&) {
+    using T = typename Q::primal_scalar;
+    corrections::grad_h_omegas_into<Kernel>(exec::host{}, q, r, a.domain, *a.c.list,
+                                            a.template out<T>(0), a.options);
+  }
+  template <class Args, class Q, class R, class Corr>
+  static void jvp(const Args& a, const Q& q, const R& r, const Corr&) {
+    using T = typename Q::primal_scalar;
+    std::vector<ops::call_scalar_t<Q, R>> dual(std::size_t(q.size()));
+    corrections::grad_h_omegas_into<Kernel>(exec::host{}, q, r, a.domain, *a.c.list,
+                                            Span<ops::call_scalar_t<Q, R>>(dual), a.options);
+    split_into(Span<const ops::call_scalar_t<Q, R>>(dual), a.template out<T>(0),
+               entry_detail::view<T>(a.c, slot::out_tangent_k(0), q.size()));
+  }
+  template <class Args, class Q, class R, class Corr>
+  static void vjp(const Args& a, Tape<exec::host>& tape, const Q& q, const R& r, const Corr&) {
+    using T = typename Q::primal_scalar;
+    const auto omegas =
+        corrections::record_omegas<Kernel>(tape, q, r, a.domain, *a.c.list, a.options);
+    tape.backward(omegas, entry_detail::view<const T>(a.c, slot::seed_k(0), q.size()));
+  }
+};
+
+/// The renormalization matrices L_i (Covariance with the call's volumes and corrections, the
+/// fallback, pinv). Output [Nq, D, D].
+template <class Kernel, SupportScheme Support>
+struct RenormalizationPipeline {
+  static constexpr int outputs = 1;
+  static constexpr bool single_set = false;
+  static constexpr bool queries_densities = ops::Covariance<Kernel, Support>::needs_densities;
+  static constexpr bool references_densities = queries_densities;
+  template <int D, class T>
+  static void describe(OperatorCall& c) {
+    describe_output<Mat<T, D, D>>(c, 0);
+  }
+  template <class Args, class Q, class R, class Corr>
+  static void value(const Args& a, const Q& q, const R& r, const Corr& corr) {
+    using M = Mat<typename Q::primal_scalar, Q::dim, Q::dim>;
+    corrections::renormalization_matrices_into<Kernel, Support>(
+        exec::host{}, q, r, a.domain, *a.c.list, a.template out<M>(0), Span<M>{}, a.options, corr);
+  }
+  template <class Args, class Q, class R, class Corr>
+  static void jvp(const Args& a, const Q& q, const R& r, const Corr& corr) {
+    using M = Mat<typename Q::primal_scalar, Q::dim, Q::dim>;
+    using Dual = Mat<ops::call_scalar_t<Q, R, Corr>, Q::dim, Q::dim>;
+    std::vector<Dual> dual(std::size_t(q.size()));
+    corrections::renormalization_matrices_into<Kernel, Support>(
+        exec::host{}, q, r, a.domain, *a.c.list, Span<Dual>(dual), Span<Dual>{}, a.options, corr);
+    split_into(Span<const Dual>(dual), a.template out<M>(0),
+               entry_detail::view<M>(a.c, slot::out_tangent_k(0), q.size()));
+  }
+  template <class Args, class Q, class R, class Corr>
+  static void vjp(const Args& a, Tape<exec::host>& tape, const Q& q, const R& r, const Corr& corr) {
+    using M = Mat<typename Q::primal_scalar, Q::dim, Q::dim>;
+    const auto l = corrections::record_renormalization<Kernel, Support>(tape, q, r, a.domain,
+                                                                        *a.c.list, a.options, corr);
+    tape.backward(l, entry_detail::view<const M>(a.c, slot::seed_k(0), q.size()));
+  }
+};
+
+/// The CRK factors of one set (queries = references): apparent volumes, the diagnostic CRK
+/// density, A, B, grad A, grad B (derivative axis first). Outputs [N], [N], [N], [N, D],
+/// [N, D], [N, D, D].
+template <class Kernel>
+struct CRKPipeline {
+  static constexpr int outputs = 6;
+  static constexpr bool single_set = true; ///< no reference set (its slots are empty)
+  static constexpr bool queries_densities = false;
+  static constexpr bool references_densities = false;
+  template <int D, class T>
+  static void describe(OperatorCall& c) {
+    describe_output<T>(c, 0);
+    describe_output<T>(c, 1);
+    describe_output<T>(c, 2);
+    describe_output<Vec<T, D>>(c, 3);
+    describe_output<Vec<T, D>>(c, 4);
+    describe_output<Mat<T, D, D>>(c, 5);
+  }
+  template <class Q>
+  static corrections::CRKOptions<typename Q::primal_scalar> crk_options(const OperatorCall& c) {
+    corrections::CRKOptions<typename Q::primal_scalar> o;
+    o.direction = c.direction;
+    if (c.tau >= 0) {
+      o.tau = typename Q::primal_scalar(c.tau);
+    }
+    return o;
+  }
+  template <class Args, class Q, class R, class Corr>
+  static void value(const Args& a, const Q& q, const R&, const Corr&) {
+    using T = typename Q::primal_scalar;
+    constexpr int D = Q::dim;
+    const exec::host ex;
+    const auto volumes = a.template out<T>(0);
+    corrections::apparent_volumes_into<Kernel>(ex, q, a.domain, *a.c.list, volumes, a.c.direction);
+    const auto weighted = q.with_volumes(Span<const T>(volumes));
+    const corrections::CRKStateSpans<D, T> state{a.template out<T>(2), a.template out<Vec<T, D>>(3),
+                                                 a.template out<Vec<T, D>>(4),
+                                                 a.template out<Mat<T, D, D>>(5)};
+    corrections::crk_factors_into<Kernel>(ex, weighted, weighted, a.domain, *a.c.list, state,
+                                          crk_options<Q>(a.c));
+    const ops::CRK<D, T> crk{state.a, state.b, state.grad_a, state.grad_b};
+    corrections::crk_density_into<Kernel>(ex, weighted, a.domain, *a.c.list, crk,
+                                          a.template out<T>(1), a.c.direction);
+  }
+  template <class Args, class Q, class R, class Corr>
+  static void jvp(const Args& a, const Q& q, const R&, const Corr&) {
+    const auto f = corrections::compute_crk_factors<Kernel>(exec::host{}, q, a.domain, *a.c.list,
+                                                            crk_options<Q>(a.c));
+    const auto split = [&](int k, const auto& buffer) {
+      using Dual = std::remove_const_t<std::remove_pointer_t<decltype(buffer.data())>>;
+      using E = decltype(ops::detail::value_part(std::declval<Dual>()));
+      split_into(Span<const Dual>(buffer.data(), buffer.size()), a.template out<E>(k),
+                 entry_detail::view<E>(a.c, slot::out_tangent_k(k), q.size()));
+    };
+    split(0, f.volumes);
+    split(1, f.density);
+    split(2, f.a);
+    split(3, f.b);
+    split(4, f.grad_a);
+    split(5, f.grad_b);
+  }
+  template <class Args, class Q, class R, class Corr>
+  static void vjp(const Args& a, Tape<exec::host>& tape, const Q& q, const R&, const Corr&) {
+    const auto f =
+        corrections::record_crk_factors<Kernel>(tape, q, a.domain, *a.c.list, crk_options<Q>(a.c));
+    const auto seed = [&](int k, const auto& variable) {
+      using E = std::remove_const_t<std::remove_pointer_t<decltype(variable.data())>>;
+      return Seed<E>{variable, entry_detail::view<const E>(a.c, slot::seed_k(k), q.size())};
+    };
+    tape.backward(BackwardOptions{}, seed(0, f.volumes), seed(1, f.density), seed(2, f.a),
+                  seed(3, f.b), seed(4, f.grad_a), seed(5, f.grad_b));
+  }
+};
+
+/// The entry of pipeline P in dimension D, scalar T (volumes and corrections: the
+/// renormalization's, as for an operator).
+template <class P, int D, class T, bool Volumes, int Corrections>
+void pipeline_entry(int verb, OperatorCall* call) noexcept {
+  OperatorCall& c = *call;
+  reporting_errors(c, [&] {
+    const CallArgs<D, T, Volumes, Corrections> args(c, verb != int(Verb::describe));
+    const auto run = [&](auto&& wrap, auto&& f) {
+      const auto q = args.template set<P::queries_densities>(0, wrap);
+      if constexpr (P::single_set) {
+        f(q, q, args.corrections(wrap));
+      } else {
+        f(q, args.template set<P::references_densities>(1, wrap), args.corrections(wrap));
+      }
+    };
+    switch (static_cast<Verb>(verb)) {
+    case Verb::describe:
+      c.outputs = P::outputs;
+      P::template describe<D, T>(c);
+      c.needs_densities = P::queries_densities;
+      return;
+    case Verb::value:
+      run(PlainArrays{},
+          [&](const auto& q, const auto& r, const auto& corr) { P::value(args, q, r, corr); });
+      return;
+    case Verb::jvp: {
+      TangentArrays<T> tangents(c);
+      run(tangents,
+          [&](const auto& q, const auto& r, const auto& corr) { P::jvp(args, q, r, corr); });
+      return;
+    }
+    case Verb::vjp: {
+      VariableArrays variables{c, {}};
+      Tape<exec::host> tape(exec::host{});
+      run(variables,
+          [&](const auto& q, const auto& r, const auto& corr) { P::vjp(args, tape, q, r, corr); });
+      variables.copy_gradients(tape);
+      return;
+    }
+    }
+    sphad::detail::throw_invalid_argument(c.function, "verb", "unknown");
+  });
+}
+
+} // namespace sphad::python
+
+/// Defines `extern "C" void NAME(int, OperatorCall*)` as the entry of pipeline P.
+#define SPHAD_PYTHON_PIPELINE(NAME, P, D, T, VOLUMES, CORRECTIONS)                                 \
+  extern "C" void NAME(int verb, ::sphad::python::OperatorCall* call) {                            \
+    ::sphad::python::pipeline_entry<P, D, T, VOLUMES, CORRECTIONS>(verb, call);                    \
+  }
