@@ -23,10 +23,12 @@ void entry(int verb, OperatorCall* call) noexcept {
     using Values = decltype(args.template values<Field>(0, PlainArrays{}));
     using Corr = decltype(args.corrections(PlainArrays{}));
     using Out = ops::output_of_t<Op, Set, Set, Values, Values, Corr>;
-    const auto run = [&](auto&& wrap, auto&& f) {
-      f(args.template set<densities>(0, wrap), args.template set<densities>(1, wrap),
-        args.template values<Field>(0, wrap), args.template values<Field>(1, wrap),
-        args.corrections(wrap));
+    const auto run = [&](auto&& wrap, auto&& f) { // built in order: the first error is the queries'
+      const auto q = args.template set<densities>(0, wrap);
+      const auto r = args.template set<densities>(1, wrap);
+      const auto qv = args.template values<Field>(0, wrap);
+      const auto rv = args.template values<Field>(1, wrap);
+      f(q, r, qv, rv, args.corrections(wrap));
     };
     switch (static_cast<Verb>(verb)) {
     case Verb::describe:

@@ -171,7 +171,8 @@ void pipeline_entry(int verb, OperatorCall* call) noexcept {
       if constexpr (P::single_set) {
         f(q, q, args.corrections(wrap));
       } else {
-        f(q, args.template set<P::references_densities>(1, wrap), args.corrections(wrap));
+        const auto r = args.template set<P::references_densities>(1, wrap);
+        f(q, r, args.corrections(wrap));
       }
     };
     switch (static_cast<Verb>(verb)) {
