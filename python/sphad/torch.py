@@ -146,6 +146,27 @@ class _Adjoint(torch.autograd.Function):
         return _vmap_by_loop(_Adjoint, info, in_dims, *args)
 
 
+_LEGACY_BATCHED = torch._C._functorch.is_legacy_batchedtensor
+
+
+def _batched_adjoint(entry, function, call, needs, *seeds_and_inputs):
+    """`_Adjoint` for seeds batched by torch's older vmap (`autograd.grad(...,
+    is_grads_batched=True)`, which gradcheck's batched-gradient check uses; it does not apply a
+    Function's vmap rule): the seeds unwrapped, one call per batch entry, the gradients stacked
+    and wrapped again at the same level."""
+    level = torch._C._vmapmode_increment_nesting() - 1  # the innermost level now active
+    torch._C._vmapmode_decrement_nesting()
+    n = len(entry.outputs)
+    seeds, inputs = seeds_and_inputs[:n], seeds_and_inputs[n:]
+    size = next(torch._remove_batch_dim(s, level, 1, 0).shape[0] for s in seeds
+                if _LEGACY_BATCHED(s))
+    plain = [torch._remove_batch_dim(s, level, size, 0) for s in seeds]
+    per_entry = [_Adjoint.apply(entry, function, call, needs, *(p[b] for p in plain), *inputs)
+                 for b in range(size)]
+    return tuple(None if g[0] is None else torch._add_batch_dim(torch.stack(g), 0, level)
+                 for g in zip(*per_entry))
+
+
 class _Operator(torch.autograd.Function):
     """An operator's (or a correction pipeline's) outputs, its backward (sphad's VJP) and jvp
     (sphad's JVP); its arguments: the entry, the function's name, the call's options, then the
@@ -169,7 +190,10 @@ class _Operator(torch.autograd.Function):
         needs = tuple(need[i] for i in DERIVED_INPUTS)
         grads = [None] * ALL_INPUTS
         if any(needs):
-            derived = _Adjoint.apply(ctx.entry, ctx.function, ctx.call, needs, *seeds, *tensors)
+            adjoint = _Adjoint.apply
+            if any(_LEGACY_BATCHED(s) for s in seeds):
+                adjoint = _batched_adjoint
+            derived = adjoint(ctx.entry, ctx.function, ctx.call, needs, *seeds, *tensors)
             for i, g in zip(DERIVED_INPUTS, derived):
                 grads[i] = g
         return (None, None, None, *grads)

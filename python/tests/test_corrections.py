@@ -77,7 +77,7 @@ def test_crk_factors_gradcheck():
     def fn(x, h, m):
         f = st.crk_factors(x, h, m, kinds, neighbors, domain)
         return (f.volumes, f.density, *f.state)
-    assert torch.autograd.gradcheck(fn, (x, h, m), check_forward_ad=True)
+    assert torch.autograd.gradcheck(fn, (x, h, m), check_forward_ad=True, check_batched_grad=True)
 
 
 def test_renormalization_and_omegas_gradcheck():
@@ -89,7 +89,7 @@ def test_renormalization_and_omegas_gradcheck():
     def fn(x, h, m, rho):
         return (st.renormalization_matrices(x, h, m, kinds, rho, neighbors, domain),
                 st.grad_h_omegas(x, h, m, kinds, rho, neighbors, domain))
-    assert torch.autograd.gradcheck(fn, (x, h, m, rho), check_forward_ad=True)
+    assert torch.autograd.gradcheck(fn, (x, h, m, rho), check_forward_ad=True, check_batched_grad=True)
 
 
 def test_gradients_flow_through_the_pipeline_into_a_corrected_operator():
@@ -106,4 +106,4 @@ def test_gradients_flow_through_the_pipeline_into_a_corrected_operator():
         return st.gradient(x, h, m, kinds, rho, f, neighbors, domain, scheme=GS.Difference,
                            support=S.Scatter, volumes=crk.volumes, crk=crk.state,
                            renormalization=lmat, omegas=omegas)
-    assert torch.autograd.gradcheck(fn, (x, f), check_forward_ad=True)
+    assert torch.autograd.gradcheck(fn, (x, f), check_forward_ad=True, check_batched_grad=True)

@@ -110,7 +110,7 @@ def test_gradcheck_in_every_floating_input(case):
     # The viscosity kernel is singular at the centre: its Laplacian's derivatives reach 1e10
     # where central differences are good to ~1e-6 relative, not to gradcheck's atol 1e-5.
     loose = case[3] == K.ViscosityKernel
-    assert torch.autograd.gradcheck(fn, args, check_forward_ad=True, atol=1e-2 if loose else 1e-5,
+    assert torch.autograd.gradcheck(fn, args, check_forward_ad=True, check_batched_grad=True, atol=1e-2 if loose else 1e-5,
                                     rtol=1e-5 if loose else 1e-3)
 
 
@@ -162,7 +162,7 @@ def test_volumes_replace_mass_over_density():
 
     def fn(x, v, f):
         return call(case, x, h, m, kinds, rho, f, neighbors, domain, volumes=v)
-    assert torch.autograd.gradcheck(fn, (x, v, f), check_forward_ad=True)
+    assert torch.autograd.gradcheck(fn, (x, v, f), check_forward_ad=True, check_batched_grad=True)
 
 
 def test_references_of_their_own():
@@ -175,7 +175,7 @@ def test_references_of_their_own():
     def fn(x, h, rx, rrho, rf):
         ref = sphad.Particles(rx, rh, rm, rk, rrho, None, rf)
         return st.gradient(x, h, m, kinds, rho, f, neighbors, domain, references=ref)
-    assert torch.autograd.gradcheck(fn, (x, h, rx, rrho, rf), check_forward_ad=True)
+    assert torch.autograd.gradcheck(fn, (x, h, rx, rrho, rf), check_forward_ad=True, check_batched_grad=True)
 
 
 def test_float32_matches_float64():
@@ -228,7 +228,7 @@ def test_corrections_gradcheck_in_inputs_and_states(case):
     def fn(x, rho, f, a, b, grad_a, grad_b, ren, omegas):
         return call(case, x, h, m, kinds, rho, f, neighbors, domain,
                     crk=sphad.CRKState(a, b, grad_a, grad_b), renormalization=ren, omegas=omegas)
-    assert torch.autograd.gradcheck(fn, (x, rho, f, *crk, ren, omegas), check_forward_ad=True)
+    assert torch.autograd.gradcheck(fn, (x, rho, f, *crk, ren, omegas), check_forward_ad=True, check_batched_grad=True)
 
 
 @pytest.mark.parametrize("case", CORRECTED, ids=[IDS[CASES.index(c)] for c in CORRECTED])

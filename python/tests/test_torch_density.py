@@ -33,7 +33,7 @@ def test_gradcheck_every_kernel_and_scheme(kernel, support, periodic):
     x, h, m, kinds, domain = tensors(periodic=periodic)
     neighbors = sphad.neighbor_list(x.detach(), h.detach(), domain, support=support, skin=SKIN)
     f = lambda x, h, m: st.density(x, h, m, kinds, neighbors, domain, kernel, support)  # noqa
-    assert torch.autograd.gradcheck(f, (x, h, m), check_forward_ad=True)
+    assert torch.autograd.gradcheck(f, (x, h, m), check_forward_ad=True, check_batched_grad=True)
 
 
 @pytest.mark.parametrize("dim", [1, 3])
@@ -41,7 +41,7 @@ def test_gradcheck_in_1d_and_3d(dim):
     x, h, m, kinds, domain = tensors(dim=dim)
     neighbors = sphad.neighbor_list(x.detach(), h.detach(), domain, skin=SKIN)
     f = lambda x, h, m: st.density(x, h, m, kinds, neighbors, domain)  # noqa: E731
-    assert torch.autograd.gradcheck(f, (x, h, m), check_forward_ad=True)
+    assert torch.autograd.gradcheck(f, (x, h, m), check_forward_ad=True, check_batched_grad=True)
 
 
 @pytest.mark.parametrize("needs", [c for c in itertools.product([False, True], repeat=3) if any(c)])
@@ -51,7 +51,7 @@ def test_any_subset_of_inputs_requires_grad(needs):
         t.requires_grad_(need)
     neighbors = sphad.neighbor_list(x.detach(), h.detach(), domain, skin=SKIN)
     f = lambda x, h, m: st.density(x, h, m, kinds, neighbors, domain)  # noqa: E731
-    assert torch.autograd.gradcheck(f, (x, h, m), check_forward_ad=True)
+    assert torch.autograd.gradcheck(f, (x, h, m), check_forward_ad=True, check_batched_grad=True)
 
 
 def test_forward_and_reverse_agree_by_the_dot_product():
@@ -139,7 +139,7 @@ def test_gradcheck_with_queries_and_references_of_their_own(support, periodic):
         return st.density(xq, hq, mq, kq, neighbors, domain, sphad.Kernel.Wendland4, support,
                           references=sphad.Particles(xr, hr, mr, kr))
 
-    assert torch.autograd.gradcheck(f, (xq, hq, mq, xr, hr, mr), check_forward_ad=True)
+    assert torch.autograd.gradcheck(f, (xq, hq, mq, xr, hr, mr), check_forward_ad=True, check_batched_grad=True)
 
 
 def test_one_tensor_in_two_roles_gets_the_sum_of_its_two_gradients():
