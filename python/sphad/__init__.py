@@ -148,6 +148,7 @@ class Entry(NamedTuple):
     outputs: tuple
     needs_densities: bool
     needs_values: bool
+    choices: Optional[tuple] = None  # an operator's `Operator` fields (None: a pipeline)
 
 
 _entry_cache: dict = {}
@@ -224,6 +225,7 @@ def prepare(choices: tuple, q: tuple, r: tuple, correction_bits: int, function: 
     found = _entry_cache.get(cache_key)
     if found is None:
         found = entry(Operator(*choices), x, field_shape, volumes, correction_bits)
+        found = found._replace(choices=choices)
         _entry_cache[cache_key] = found
     return found
 

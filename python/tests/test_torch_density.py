@@ -79,15 +79,6 @@ def test_values_equal_the_numpy_call_and_no_copy_is_made():
     assert _core._address(x.detach()) == x.data_ptr()
 
 
-def test_double_backward_raises():
-    x, h, m, kinds, domain = tensors()
-    neighbors = sphad.neighbor_list(x.detach(), h.detach(), domain)
-    rho = st.density(x, h, m, kinds, neighbors, domain)
-    (g,) = torch.autograd.grad(rho.sum(), x, create_graph=True)
-    with pytest.raises(NotImplementedError, match="not differentiable again"):
-        g.sum().backward()
-
-
 def test_float32_gradients_follow_float64():
     x, h, m, kinds, domain = tensors()
     neighbors = sphad.neighbor_list(x.detach(), h.detach(), domain)
@@ -174,3 +165,71 @@ def test_a_call_without_derivatives_skips_autograd_and_gives_the_same_bits():
         tangent = fwAD.unpack_dual(st.density(dual, h.detach(), m.detach(), kinds, neighbors,
                                               domain)).tangent
     assert tangent is not None and torch.any(tangent != 0)
+
+
+@pytest.mark.parametrize("support", [sphad.SupportScheme.Gather, sphad.SupportScheme.Scatter,
+                                     sphad.SupportScheme.KernelMeanSymmetric])
+def test_double_backward_in_positions(support):
+    """create_graph=True: Density's position gradient is differentiable again (gradgradcheck:
+    the Hessian-vector products against central differences of the gradient, both modes)."""
+    x, h, m, kinds, domain = tensors(n=25)
+    h, m = h.detach(), m.detach()
+    neighbors = sphad.neighbor_list(x.detach(), h, domain, support=support, skin=SKIN)
+    f = lambda x: st.density(x, h, m, kinds, neighbors, domain, support=support)  # noqa: E731
+    assert torch.autograd.gradgradcheck(f, (x,))
+    # the Hessian of a scalar loss, applied to a direction, against central differences
+    v = torch.randn_like(x)
+    loss = lambda x: (st.density(x, h, m, kinds, neighbors, domain, support=support) ** 2).sum()  # noqa
+    g, = torch.autograd.grad(loss(x), x, create_graph=True)
+    hv, = torch.autograd.grad(g, x, v)
+    eps = 1e-6
+    xp = (x.detach() + eps * v).requires_grad_(True)
+    xm = (x.detach() - eps * v).requires_grad_(True)
+    gp, = torch.autograd.grad(loss(xp), xp)
+    gm, = torch.autograd.grad(loss(xm), xm)
+    torch.testing.assert_close(hv, (gp - gm) / (2 * eps), rtol=1e-6, atol=1e-6)
+
+
+def test_double_backward_with_references_of_their_own():
+    xq, hq, mq, kq, domain = tensors(n=20)
+    xr, hr, mr, kr, _ = tensors(n=15)
+    hq, mq, hr, mr = (t.detach() for t in (hq, mq, hr, mr))
+    neighbors = sphad.neighbor_list(xq.detach(), hq, domain, skin=SKIN,
+                                    references=(xr.detach(), hr))
+
+    def f(xq, xr):
+        return st.density(xq, hq, mq, kq, neighbors, domain,
+                          references=sphad.Particles(xr, hr, mr, kr))
+    assert torch.autograd.gradgradcheck(f, (xq, xr))
+
+
+def test_second_order_beyond_positions_raises():
+    """A gradient built with create_graph=True is differentiable again in the positions
+    (Density) only: differentiating the supports' gradient, or another operator's, raises."""
+    x, h, m, kinds, domain = tensors(n=20)
+    neighbors = sphad.neighbor_list(x.detach(), h.detach(), domain, skin=SKIN)
+    rho = st.density(x, h, m, kinds, neighbors, domain)
+    gx, gh = torch.autograd.grad((rho ** 2).sum(), (x, h), create_graph=True)
+    gx.sum().backward(retain_graph=True)  # the positions' gradient: fine
+    with pytest.raises(NotImplementedError, match="not differentiable again"):
+        gh.sum().backward()
+    f = torch.from_numpy(np.random.default_rng(1).random(20))
+    grad = st.gradient(x, h.detach(), m.detach(), kinds, rho.detach(), f, neighbors, domain)
+    g, = torch.autograd.grad(grad.sum(), x, create_graph=True)
+    with pytest.raises(NotImplementedError, match="not differentiable again"):
+        g.sum().backward()
+
+
+def test_hessian_by_torch_func_equals_double_backward():
+    """torch.func.hessian (forward over reverse) of a density loss in the positions equals the
+    Hessian by double backward, and is symmetric."""
+    x, h, m, kinds, domain = tensors(n=12)
+    h, m = h.detach(), m.detach()
+    neighbors = sphad.neighbor_list(x.detach(), h, domain, skin=SKIN)
+
+    def loss(x):
+        return (st.density(x, h, m, kinds, neighbors, domain) ** 2).sum()
+    by_func = torch.func.hessian(loss)(x.detach()).reshape(x.numel(), x.numel())
+    by_backward = torch.autograd.functional.hessian(loss, x.detach()).reshape(x.numel(), -1)
+    torch.testing.assert_close(by_func, by_backward, rtol=1e-10, atol=1e-10)
+    torch.testing.assert_close(by_func, by_func.T, rtol=1e-10, atol=1e-10)
