@@ -149,6 +149,7 @@ class Entry(NamedTuple):
     needs_densities: bool
     needs_values: bool
     choices: Optional[tuple] = None  # an operator's `Operator` fields (None: a pipeline)
+    key: str = ""  # its key (sphad/_entries.py)
 
 
 _entry_cache: dict = {}
@@ -187,7 +188,7 @@ def entry(op: Operator, positions, field_shape: Optional[tuple], volumes: bool,
 def _describe(key: str) -> Entry:
     from . import _jit
     address = _jit.entry(key)
-    return Entry(address, *_core.describe(address))
+    return Entry(address, *_core.describe(address), key=key)
 
 
 def sets(positions, supports, masses, kinds, densities, volumes, values, references):
@@ -235,9 +236,14 @@ def slots(inputs) -> list:
     return [*inputs] + [None] * (SLOTS - ALL_INPUTS)
 
 
-def call_options(neighbors: NeighborList, domain: Domain, direction: Direction,
-                 calibration_n_h: float) -> "_core._Call":
-    return _core._Call(neighbors, domain._native, direction, float(calibration_n_h))
+def call_options(neighbors, domain: Domain, direction: Direction, calibration_n_h: float,
+                 tau: float = -1.0):
+    """A call's options: a `_core._Call` over a C++ `NeighborList`, or the custom ops' plain
+    values over a list of tensors (`sphad.torch.neighbor_tensors`)."""
+    tensor_call = getattr(neighbors, "tensor_call", None)
+    if tensor_call is not None:
+        return tensor_call(domain, direction, calibration_n_h, tau)
+    return _core._Call(neighbors, domain._native, direction, float(calibration_n_h), tau)
 
 
 _DEFAULTS = (GradientScheme.Naive, LaplacianScheme.Brookshaw, DivergenceMode.Standard, False,
@@ -388,8 +394,8 @@ def make_pipelines(backend):
         q = (positions, supports, masses, kinds, None, None, None)
         e = pipeline_entry("CRK", kernel, SupportScheme.Gather, positions, False, 0)
         v, rho, *state = backend(e, "crk_factors", (*q, *(None,) * INPUTS, *_NO_CORRECTIONS),
-                                 _core._Call(neighbors, domain._native, direction, 0.0,
-                                             -1.0 if tau is None else float(tau)), None)
+                                 call_options(neighbors, domain, direction, 0.0,
+                                              -1.0 if tau is None else float(tau)), None)
         return CRKFactors(v, rho, CRKState(*state))
 
     def renormalization_matrices(positions, supports, masses, kinds, densities,

@@ -14,14 +14,14 @@ from typing import Optional, Sequence
 
 import torch
 
-from . import _core
+from . import _core, _ops
 from . import (ALL_INPUTS, DERIVED_INPUTS, DOCS, GRADIENTS, INPUTS, OUT,  # noqa: F401
                OUT_TANGENT, SEED, TANGENTS, CRKState, Direction, DivergenceMode, Domain, Entry,
                GradientScheme, Kernel, LaplacianScheme, NeighborList, Operator, Particles,
                SupportScheme, entry, make_operator, make_pipelines, slots)
 
-__all__ = ["crk_factors", "curl", "density", "divergence", "grad_h_omegas", "gradient",
-           "interpolate", "laplacian", "renormalization_matrices"]
+__all__ = ["NeighborTensors", "crk_factors", "curl", "density", "divergence", "grad_h_omegas",
+           "gradient", "interpolate", "laplacian", "neighbor_tensors", "renormalization_matrices"]
 
 
 def _plain(t):
@@ -70,14 +70,58 @@ def _one_or_tuple(outs):
     return outs[0] if len(outs) == 1 else tuple(outs)
 
 
-def _value(entry, function, call, inputs, out=None):
-    """The operator's value: one C++ call into new tensors (or `out`)."""
+def _values(entry, function, call, inputs, out=None) -> list:
+    """The entry's outputs: one C++ call into new tensors (or `out`); through the custom op
+    when the list is tensors."""
+    inputs = [_plain(t) for t in inputs]
+    if isinstance(call, _ops.TensorCall):
+        return _ops.call_op(entry, 1, function, call, inputs)
     outs = _outputs(entry, inputs) if out is None else [out]
-    arrays = slots(map(_plain, inputs))
+    arrays = slots(inputs)
     for k, o in enumerate(outs):
         arrays[OUT + 3 * k] = o
     _core.run(entry.address, 1, function, arrays, call)
-    return _one_or_tuple(outs)
+    return outs
+
+
+def _value(entry, function, call, inputs, out=None):
+    return _one_or_tuple(_values(entry, function, call, inputs, out))
+
+
+def _tangents(entry, function, call, inputs, tangents) -> list:
+    """The tangents of the entry's outputs along `tangents` (one per `DERIVED_INPUTS` entry,
+    None: zero)."""
+    inputs = [_plain(t) for t in inputs]
+    tangents = [_tangent(t) for t in tangents]
+    if isinstance(call, _ops.TensorCall):
+        return _ops.call_op(entry, 2, function, call, inputs, tangents)[len(entry.outputs):]
+    arrays = slots(inputs)
+    for d, t in enumerate(tangents):
+        arrays[TANGENTS + d] = t
+    outs, outs_t = _outputs(entry, inputs), _outputs(entry, inputs)
+    for k, (o, t) in enumerate(zip(outs, outs_t)):
+        arrays[OUT + 3 * k], arrays[OUT_TANGENT + 3 * k] = o, t
+    _core.run(entry.address, 2, function, arrays, call)
+    return outs_t
+
+
+def _gradients(entry, function, call, needs, seeds, inputs) -> list:
+    """The gradients of the inputs marked in `needs` (one flag per `DERIVED_INPUTS` entry; the
+    others None) for the outputs' seeds."""
+    inputs = [_plain(t) for t in inputs]
+    wanted = [bool(n) and inputs[i] is not None for i, n in zip(DERIVED_INPUTS, needs)]
+    seeds = [_tangent(s) for s in seeds]
+    if isinstance(call, _ops.TensorCall):
+        found = iter(_ops.call_op(entry, 3, function, call, inputs, seeds, wanted))
+        return [next(found) if w else None for w in wanted]
+    grads = [torch.empty_like(inputs[i]) if w else None for i, w in zip(DERIVED_INPUTS, wanted)]
+    arrays = slots(inputs)
+    for d, g in enumerate(grads):
+        arrays[GRADIENTS + d] = g
+    for k, seed in enumerate(seeds):
+        arrays[SEED + 3 * k] = seed
+    _core.run(entry.address, 3, function, arrays, call)
+    return grads
 
 
 class _Tangent(torch.autograd.Function):
@@ -88,15 +132,8 @@ class _Tangent(torch.autograd.Function):
 
     @staticmethod
     def forward(entry, function, call, *inputs_and_tangents):
-        inputs = inputs_and_tangents[:ALL_INPUTS]
-        arrays = slots(map(_plain, inputs))
-        for d, t in enumerate(inputs_and_tangents[ALL_INPUTS:]):
-            arrays[TANGENTS + d] = _tangent(t)
-        outs, tangents = _outputs(entry, inputs), _outputs(entry, inputs)
-        for k, (o, t) in enumerate(zip(outs, tangents)):
-            arrays[OUT + 3 * k], arrays[OUT_TANGENT + 3 * k] = o, t
-        _core.run(entry.address, 2, function, arrays, call)
-        return _one_or_tuple(tangents)
+        return _one_or_tuple(_tangents(entry, function, call, inputs_and_tangents[:ALL_INPUTS],
+                                       inputs_and_tangents[ALL_INPUTS:]))
 
     @staticmethod
     def setup_context(ctx, inputs, output):
@@ -120,17 +157,9 @@ class _Adjoint(torch.autograd.Function):
 
     @staticmethod
     def forward(entry, function, call, needs, *seeds_and_inputs):
-        seeds = seeds_and_inputs[:len(entry.outputs)]
-        inputs = seeds_and_inputs[len(entry.outputs):]
-        grads = [torch.empty_like(inputs[i]) if need and inputs[i] is not None else None
-                 for i, need in zip(DERIVED_INPUTS, needs)]
-        arrays = slots(map(_plain, inputs))
-        for d, g in enumerate(grads):
-            arrays[GRADIENTS + d] = g
-        for k, seed in enumerate(seeds):
-            arrays[SEED + 3 * k] = _tangent(seed)
-        _core.run(entry.address, 3, function, arrays, call)
-        return tuple(grads)
+        n = len(entry.outputs)
+        return tuple(_gradients(entry, function, call, needs, seeds_and_inputs[:n],
+                                seeds_and_inputs[n:]))
 
     @staticmethod
     def setup_context(ctx, inputs, output):
@@ -197,14 +226,10 @@ class _DensityPositionAdjoint(torch.autograd.Function):
 
     @staticmethod
     def forward(density, divergence, function, call, needs, seed, *inputs):
-        grads = [torch.empty_like(inputs[0]) if needs[0] else None,
-                 torch.empty_like(inputs[INPUTS]) if needs[1] else None]
-        arrays = slots(map(_plain, inputs))
-        arrays[GRADIENTS + DERIVED_INPUTS.index(0)] = grads[0]
-        arrays[GRADIENTS + DERIVED_INPUTS.index(INPUTS)] = grads[1]
-        arrays[SEED] = _tangent(seed)
-        _core.run(density.address, 3, function, arrays, call)
-        return tuple(grads)
+        wanted = tuple((i == 0 and needs[0]) or (i == INPUTS and needs[1])
+                       for i in DERIVED_INPUTS)
+        grads = _gradients(density, function, call, wanted, (seed,), inputs)
+        return grads[DERIVED_INPUTS.index(0)], grads[DERIVED_INPUTS.index(INPUTS)]
 
     @staticmethod
     def setup_context(ctx, inputs, output):
@@ -269,6 +294,34 @@ class _DensityPositionAdjoint(torch.autograd.Function):
         return _vmap_by_loop(_DensityPositionAdjoint, info, in_dims, *args)
 
 
+def _input_gradients(entry, function, call, need, seeds, tensors) -> list:
+    """The gradients of the `ALL_INPUTS` inputs whose `need` flag is set, for the outputs'
+    seeds (the backward of `_Operator` and `_CompiledOperator`)."""
+    needs = tuple(need[i] for i in DERIVED_INPUTS)
+    grads = [None] * ALL_INPUTS
+    if not any(needs):
+        return grads
+    if torch.is_grad_enabled() and entry.choices is not None and entry.choices[0] == "Density":
+        # Grad mode on (create_graph=True, or torch.func): Density's position gradient
+        # differentiable once more; the other inputs' gradients first order.
+        positions = (DERIVED_INPUTS.index(0), DERIVED_INPUTS.index(INPUTS))
+        if need[0] or need[INPUTS]:
+            grads[0], grads[INPUTS] = _DensityPositionAdjoint.apply(
+                entry, _divergence_for(entry, tensors[0]), function, call,
+                (need[0], need[INPUTS]), seeds[0], *tensors)
+        needs = tuple(n and d not in positions for d, n in enumerate(needs))
+        if not any(needs):
+            return grads
+    adjoint = _Adjoint.apply
+    if not torch.compiler.is_compiling() and any(_LEGACY_BATCHED(s) for s in seeds):
+        adjoint = _batched_adjoint
+    derived = adjoint(entry, function, call, needs, *seeds, *tensors)
+    for i, g, n in zip(DERIVED_INPUTS, derived, needs):
+        if n:
+            grads[i] = g
+    return grads
+
+
 class _Operator(torch.autograd.Function):
     """An operator's (or a correction pipeline's) outputs, its backward (sphad's VJP) and jvp
     (sphad's JVP); its arguments: the entry, the function's name, the call's options, then the
@@ -287,31 +340,9 @@ class _Operator(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, *seeds):
-        tensors = ctx.saved_tensors
-        need = ctx.needs_input_grad[3:]
-        needs = tuple(need[i] for i in DERIVED_INPUTS)
-        grads = [None] * ALL_INPUTS
-        if any(needs):
-            if (torch.is_grad_enabled() and ctx.entry.choices is not None
-                    and ctx.entry.choices[0] == "Density"):
-                # Grad mode on (create_graph=True, or torch.func): Density's position gradient
-                # differentiable once more; the other inputs' gradients first order.
-                positions = (DERIVED_INPUTS.index(0), DERIVED_INPUTS.index(INPUTS))
-                if need[0] or need[INPUTS]:
-                    grads[0], grads[INPUTS] = _DensityPositionAdjoint.apply(
-                        ctx.entry, _divergence_for(ctx.entry, tensors[0]), ctx.function,
-                        ctx.call, (need[0], need[INPUTS]), seeds[0], *tensors)
-                needs = tuple(n and d not in positions for d, n in enumerate(needs))
-                if not any(needs):
-                    return (None, None, None, *grads)
-            adjoint = _Adjoint.apply
-            if any(_LEGACY_BATCHED(s) for s in seeds):
-                adjoint = _batched_adjoint
-            derived = adjoint(ctx.entry, ctx.function, ctx.call, needs, *seeds, *tensors)
-            for i, g, n in zip(DERIVED_INPUTS, derived, needs):
-                if n:
-                    grads[i] = g
-        return (None, None, None, *grads)
+        return (None, None, None, *_input_gradients(ctx.entry, ctx.function, ctx.call,
+                                                    ctx.needs_input_grad[3:], seeds,
+                                                    ctx.saved_tensors))
 
     @staticmethod
     def jvp(ctx, _de, _df, _dc, *tangents):
@@ -323,7 +354,64 @@ class _Operator(torch.autograd.Function):
         return _vmap_by_loop(_Operator, info, in_dims, *args)
 
 
+class _CompiledOperator(torch.autograd.Function):
+    """`_Operator` for torch.compile: no jvp rule (Dynamo does not trace a Function that defines
+    one, and torch would drop it when compiling anyway), and each tensor passed once (Dynamo
+    refuses one tensor in two arguments, as the default references are): its arguments are the
+    entry, the function, the call, `layout` (for each of the `ALL_INPUTS` inputs, the index of
+    its tensor among the rest, or -1 for None), then the distinct tensors."""
+
+    @staticmethod
+    def forward(entry, function, call, layout, *distinct):
+        return _value(entry, function, call, [None if k < 0 else distinct[k] for k in layout])
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        entry, function, call, layout, *distinct = inputs
+        ctx.save_for_backward(*distinct)
+        ctx.entry, ctx.function, ctx.call, ctx.layout = entry, function, call, layout
+
+    @staticmethod
+    def backward(ctx, *seeds):
+        distinct = ctx.saved_tensors
+        tensors = [None if k < 0 else distinct[k] for k in ctx.layout]
+        need = [k >= 0 and ctx.needs_input_grad[4 + k] for k in ctx.layout]
+        grads = _input_gradients(ctx.entry, ctx.function, ctx.call, need, seeds, tensors)
+        summed = [None] * len(distinct)
+        for k, g in zip(ctx.layout, grads):
+            if g is not None:
+                summed[k] = g if summed[k] is None else summed[k] + g
+        return (None, None, None, None, *summed)
+
+
+def _distinct(inputs):
+    """The `layout` and the distinct tensors of `_CompiledOperator`."""
+    distinct, layout = [], []
+    for t in inputs:
+        if t is None:
+            layout.append(-1)
+            continue
+        k = next((j for j, d in enumerate(distinct) if d is t), -1)
+        if k < 0:
+            distinct.append(t)
+            k = len(distinct) - 1
+        layout.append(k)
+    return tuple(layout), distinct
+
+
 def _torch_backend(entry, function, inputs, call, out):
+    if torch.compiler.is_compiling():
+        if torch.autograd.forward_ad._current_level >= 0:
+            raise NotImplementedError(
+                f"sphad::{function}: forward-mode AD (torch.func.jvp, forward_ad) under "
+                "torch.compile is not supported: torch drops a custom autograd.Function's jvp "
+                "when compiling (a known torch issue), which would give wrong tangents; call it "
+                "eagerly")
+        if out is None and torch.is_grad_enabled() and any(
+                t is not None and t.requires_grad for t in inputs):
+            layout, distinct = _distinct(inputs)
+            return _CompiledOperator.apply(entry, function, call, layout, *distinct)
+        return _value(entry, function, call, inputs, out)
     if _plain_call(inputs):
         return _value(entry, function, call, inputs, out)
     if out is not None:
@@ -340,3 +428,19 @@ divergence = make_operator("Divergence", _torch_backend, DOCS["Divergence"] + _T
 curl = make_operator("Curl", _torch_backend, DOCS["Curl"] + _TORCH)
 laplacian = make_operator("Laplacian", _torch_backend, DOCS["Laplacian"] + _TORCH)
 crk_factors, renormalization_matrices, grad_h_omegas = make_pipelines(_torch_backend)
+NeighborTensors = _ops.NeighborTensors
+
+
+def neighbor_tensors(positions: torch.Tensor, supports: torch.Tensor, domain: Domain,
+                     support: SupportScheme = SupportScheme.Gather, skin: float = 0.0,
+                     references: Optional[Sequence[torch.Tensor]] = None) -> NeighborTensors:
+    """`sphad.neighbor_list` as tensors (torch's memory, through the custom op
+    `torch.ops.sphad.neighbor_list`): what a function compiled by torch.compile searches and
+    passes to the operators, which then run as `torch.ops.sphad.run` (no graph break). Every
+    call checks the list entry by entry (it is the caller's memory)."""
+    rx, rh = (positions, supports) if references is None else (references[0], references[1])
+    offsets, pairs = torch.ops.sphad.neighbor_list(
+        _plain(positions), _plain(supports), _plain(rx), _plain(rh),
+        [float(v) for v in domain.min], [float(v) for v in domain.max],
+        [bool(p) for p in domain.periodic], int(support.value), float(skin))
+    return NeighborTensors(offsets, pairs)

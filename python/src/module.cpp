@@ -183,6 +183,45 @@ void run(std::uintptr_t address,
   raise_status(c);
 }
 
+/// `run` over a neighbour list given as arrays (torch tensors: the custom ops' path), with the
+/// box and the options as plain values. The list is the caller's memory, adopted for the call
+/// and released after it; it is checked entry by entry (a hand-made list).
+void run_with_list(std::uintptr_t address,
+                   int verb,
+                   const char* function,
+                   const std::vector<std::optional<Array>>& arrays,
+                   const Array& offsets,
+                   const Array& neighbors,
+                   const std::vector<double>& min,
+                   const std::vector<double>& max,
+                   const std::vector<bool>& periodic,
+                   OperationDirection direction,
+                   double calibration_n_h,
+                   double tau) {
+  const PyDomain domain{min, max, periodic};
+  const auto rows =
+      span_of<const std::int64_t, const std::int64_t, 0>(offsets, function, "offsets");
+  const auto pairs =
+      span_of<const std::int32_t, const std::int32_t, 0>(neighbors, function, "neighbors");
+  SPHAD_REQUIRE(rows.size() >= 1, function, "offsets", "must hold num_queries + 1 entries");
+  PyNeighborList holder;
+  // The caller's memory, adopted for the call and released (never freed) whatever happens.
+  struct Release {
+    NeighborList<exec::host>& list;
+    ~Release() {
+      sphad::detail::release_host_memory(list.offsets);
+      sphad::detail::release_host_memory(list.neighbors);
+    }
+  } release{holder.list};
+  holder.list.offsets =
+      sphad::detail::adopt_host_memory(const_cast<std::int64_t*>(rows.data()), rows.size());
+  holder.list.neighbors =
+      sphad::detail::adopt_host_memory(const_cast<std::int32_t*>(pairs.data()), pairs.size());
+  holder.list.num_queries = rows.size() - 1;
+  holder.list.num_pairs = pairs.size();
+  run(address, verb, function, arrays, PyCall{&holder, &domain, direction, calibration_n_h, tau});
+}
+
 /// The outputs' trailing shapes and what the operator reads (entry `address`).
 nb::tuple describe(std::uintptr_t address) {
   OperatorCall c;
@@ -343,6 +382,9 @@ NB_MODULE(_core, m) {
         "reference_positions"_a, "reference_supports"_a, "domain"_a, "support"_a, "skin"_a);
   m.def("run", &run, "entry"_a, "verb"_a, "function"_a, "arrays"_a, "call"_a,
         "Runs an operator entry on the arrays in their slots (sphad/_entries.py).");
+  m.def("run_with_list", &run_with_list, "entry"_a, "verb"_a, "function"_a, "arrays"_a, "offsets"_a,
+        "neighbors"_a, "min"_a, "max"_a, "periodic"_a, "direction"_a, "calibration_n_h"_a, "tau"_a,
+        "run over a list given as arrays (the caller's memory, checked entry by entry).");
   m.def("describe", &describe, "entry"_a,
         "(output's trailing shape, needs densities, needs values) of an operator entry.");
   m.def(
