@@ -285,6 +285,18 @@ def agreement(pk, quick=False):
                (3, "Wendland4", "Gather"), (3, "Wendland4", "SuperSymmetric")]
     if quick:
         configs = configs[:1] + configs[4:5]
+    # The support convention: one particle alone (h < half the box, so no periodic image in
+    # reach) has rho = m W(0, h) = m C_d / h^D with h the support radius (Wendland4: C_d = 9/pi
+    # in 2D, 495/(32 pi) in 3D).
+    for dim, c_d in ((2, 9.0 / np.pi), (3, 495.0 / (32.0 * np.pi))):
+        one = Case(pk, torch.full((1, dim), 0.5, dtype=pk.dtype),
+                   torch.full((1,), 0.3, dtype=pk.dtype), torch.full((1,), 2.0, dtype=pk.dtype),
+                   torch.zeros(1, dtype=torch.int32), None, 0.0, 1.0)
+        expected = 2.0 * c_d / 0.3 ** dim
+        got = [float(call(one, Op("Density"), "Wendland4", "Gather")[0])
+               for call in (call_sphad, call_reference)]
+        print(f"  one particle, {dim}D, m = 2, h = 0.3: rho = m C_d / h^{dim} = {expected:.15g}; "
+              f"sphad {got[0]:.15g}, reference {got[1]:.15g}")
     cases = {2: random_case(pk, 400, 2, seed=0), 3: random_case(pk, 500, 3, seed=0)}
     worst, failures, shapes = 0.0, [], []
     for dim in sorted(cases):
@@ -312,7 +324,7 @@ def agreement(pk, quick=False):
             flag = "" if rel <= TOLERANCE and not note else " *" if rel <= TOLERANCE else " <--"
             row.append(f"{op.label():34s} {rel:8.1e}{flag:4s}")
         for k in range(0, len(row), 2):
-            print("    " + " ".join(row[k:k + 2]))
+            print(("    " + " ".join(row[k:k + 2])).rstrip())
 
     # Reverse mode: d(sum out^2)/d positions by autograd through each package. The positions
     # are one leaf in both roles (queries and references) in both packages.

@@ -24,7 +24,8 @@ from ._core import (Direction, DivergenceMode, GradientScheme, Kernel, Laplacian
 
 __all__ = ["CRKFactors", "CRKState", "Direction", "DivergenceMode", "Domain", "GradientScheme",
            "Kernel", "LaplacianScheme", "NeighborList", "Particles", "SupportScheme",
-           "crk_factors", "curl", "density", "divergence", "grad_h_omegas", "gradient",
+           "covariance", "crk_factors", "curl", "density", "divergence", "grad_h_omegas",
+           "gradient",
            "interpolate", "laplacian", "neighbor_list", "renormalization_matrices"]
 
 
@@ -148,6 +149,7 @@ class Entry(NamedTuple):
     outputs: tuple
     needs_densities: bool
     needs_values: bool
+    integer_outputs: tuple = ()  # per output: int32 elements (else the positions' dtype)
     choices: Optional[tuple] = None  # an operator's `Operator` fields (None: a pipeline)
     key: str = ""  # its key (sphad/_entries.py)
 
@@ -188,7 +190,8 @@ def entry(op: Operator, positions, field_shape: Optional[tuple], volumes: bool,
 def _describe(key: str) -> Entry:
     from . import _jit
     address = _jit.entry(key)
-    return Entry(address, *_core.describe(address), key=key)
+    outputs, needs_densities, needs_values, integer = _core.describe(address)
+    return Entry(address, outputs, needs_densities, needs_values, integer, key=key)
 
 
 def sets(positions, supports, masses, kinds, densities, volumes, values, references):
@@ -269,7 +272,8 @@ def choices_of(operation: str, kernel, support, scheme, extra: dict) -> tuple:
 def _numpy_backend(entry: Entry, function: str, inputs: tuple, call, out):
     n, dtype = len(inputs[0]), np.asarray(inputs[0]).dtype
     if out is None:
-        outs = [np.empty((n, *shape), dtype=dtype) for shape in entry.outputs]
+        outs = [np.empty((n, *shape), dtype=np.int32 if integer else dtype)
+                for shape, integer in zip(entry.outputs, entry.integer_outputs)]
     else:
         outs = [out] if len(entry.outputs) == 1 else list(out)
     arrays = slots(inputs)
@@ -426,7 +430,22 @@ def make_pipelines(backend):
         return backend(e, "grad_h_omegas", (*q, *r, *_NO_CORRECTIONS),
                        call_options(neighbors, domain, direction, 0.0), None)
 
-    return crk_factors, renormalization_matrices, grad_h_omegas
+    def covariance(positions, supports, masses, kinds, densities, neighbors: NeighborList,
+                   domain: Domain, kernel: Kernel = Kernel.Wendland4,
+                   support: SupportScheme = SupportScheme.Gather,
+                   direction: Direction = Direction.AllToAll,
+                   references: Optional[Sequence] = None, volumes=None, crk=None,
+                   renormalization=None, omegas=None):
+        """C_i = sum_j V_j (x_j - x_i) (x) G_ij (n, D, D), G the corrected kernel gradient, and
+        the count of pairs with W_ij > 0 (n, int32; not differentiable)."""
+        q, r = sets(positions, supports, masses, kinds, densities, volumes, None, references)
+        c, bits = corrections(crk, renormalization, omegas)
+        e = pipeline_entry("Covariance", kernel, support, positions, volumes is not None, bits)
+        return backend(e, "covariance", (*q, *r, *c),
+                       call_options(neighbors, domain, direction, 0.0), None)
+
+    return crk_factors, renormalization_matrices, grad_h_omegas, covariance
 
 
-crk_factors, renormalization_matrices, grad_h_omegas = make_pipelines(_numpy_backend)
+crk_factors, renormalization_matrices, grad_h_omegas, covariance = make_pipelines(
+    _numpy_backend)

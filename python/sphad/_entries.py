@@ -49,16 +49,16 @@ def operator_type(operation: str, kernel: str, support: str, gradient_scheme: st
     return f"sphad::ops::Laplacian<{k}, {lap}, {g}, {s}, {b(positive_divergence)}>"
 
 
-PIPELINES = ("CRK", "Renormalization", "Omegas")
+PIPELINES = ("CRK", "Renormalization", "Omegas", "Covariance")
 
 
 def pipeline_type(pipeline: str, kernel: str, support: str = "Gather") -> str:
     """The C++ type of a correction pipeline's entry (python/src/pipelines.hpp)."""
     _check("pipeline", pipeline, PIPELINES)
     k = "sphad::kernels::" + _check("kernel", kernel, KERNELS)
-    if pipeline == "Renormalization":
+    if pipeline in ("Renormalization", "Covariance"):
         s = "sphad::SupportScheme::" + _check("support scheme", support, SUPPORTS)
-        return f"sphad::python::RenormalizationPipeline<{k}, {s}>"
+        return f"sphad::python::{pipeline}Pipeline<{k}, {s}>"
     return f"sphad::python::{pipeline}Pipeline<{k}>"
 
 

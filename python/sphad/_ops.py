@@ -74,7 +74,9 @@ def _entry(key: str) -> Entry:
 
 
 def _outputs_like(entry: Entry, positions: torch.Tensor) -> list:
-    return [positions.new_empty((positions.shape[0], *shape)) for shape in entry.outputs]
+    return [positions.new_empty((positions.shape[0], *shape),
+                                dtype=torch.int32 if integer else None)
+            for shape, integer in zip(entry.outputs, entry.integer_outputs)]
 
 
 @torch.library.custom_op("sphad::run", mutates_args=())

@@ -20,7 +20,7 @@ from . import (ALL_INPUTS, DERIVED_INPUTS, DOCS, GRADIENTS, INPUTS, OUT,  # noqa
                GradientScheme, Kernel, LaplacianScheme, NeighborList, Operator, Particles,
                SupportScheme, entry, make_operator, make_pipelines, slots)
 
-__all__ = ["NeighborTensors", "crk_factors", "curl", "density", "divergence", "grad_h_omegas",
+__all__ = ["NeighborTensors", "covariance", "crk_factors", "curl", "density", "divergence", "grad_h_omegas",
            "gradient", "interpolate", "laplacian", "neighbor_tensors", "renormalization_matrices"]
 
 
@@ -63,7 +63,8 @@ def _plain_call(tensors) -> bool:
 
 def _outputs(entry, inputs):
     n = inputs[0].shape[0]
-    return [inputs[0].new_empty((n, *shape)) for shape in entry.outputs]
+    return [inputs[0].new_empty((n, *shape), dtype=torch.int32 if integer else None)
+            for shape, integer in zip(entry.outputs, entry.integer_outputs)]
 
 
 def _one_or_tuple(outs):
@@ -322,6 +323,11 @@ def _input_gradients(entry, function, call, need, seeds, tensors) -> list:
     return grads
 
 
+def _mark_integer_outputs(ctx, entry, output):
+    if any(entry.integer_outputs):
+        ctx.mark_non_differentiable(*(o for o, i in zip(output, entry.integer_outputs) if i))
+
+
 class _Operator(torch.autograd.Function):
     """An operator's (or a correction pipeline's) outputs, its backward (sphad's VJP) and jvp
     (sphad's JVP); its arguments: the entry, the function's name, the call's options, then the
@@ -337,6 +343,7 @@ class _Operator(torch.autograd.Function):
         ctx.save_for_backward(*tensors)
         ctx.save_for_forward(*tensors)
         ctx.entry, ctx.function, ctx.call = entry, function, call
+        _mark_integer_outputs(ctx, entry, output)
 
     @staticmethod
     def backward(ctx, *seeds):
@@ -346,8 +353,11 @@ class _Operator(torch.autograd.Function):
 
     @staticmethod
     def jvp(ctx, _de, _df, _dc, *tangents):
-        return _Tangent.apply(ctx.entry, ctx.function, ctx.call, *ctx.saved_tensors,
-                              *(tangents[i] for i in DERIVED_INPUTS))
+        out = _Tangent.apply(ctx.entry, ctx.function, ctx.call, *ctx.saved_tensors,
+                             *(tangents[i] for i in DERIVED_INPUTS))
+        if any(ctx.entry.integer_outputs):  # counts have no tangent
+            return tuple(None if i else t for t, i in zip(out, ctx.entry.integer_outputs))
+        return out
 
     @staticmethod
     def vmap(info, in_dims, *args):
@@ -370,6 +380,7 @@ class _CompiledOperator(torch.autograd.Function):
         entry, function, call, layout, *distinct = inputs
         ctx.save_for_backward(*distinct)
         ctx.entry, ctx.function, ctx.call, ctx.layout = entry, function, call, layout
+        _mark_integer_outputs(ctx, entry, output)
 
     @staticmethod
     def backward(ctx, *seeds):
@@ -427,7 +438,8 @@ gradient = make_operator("Gradient", _torch_backend, DOCS["Gradient"] + _TORCH)
 divergence = make_operator("Divergence", _torch_backend, DOCS["Divergence"] + _TORCH)
 curl = make_operator("Curl", _torch_backend, DOCS["Curl"] + _TORCH)
 laplacian = make_operator("Laplacian", _torch_backend, DOCS["Laplacian"] + _TORCH)
-crk_factors, renormalization_matrices, grad_h_omegas = make_pipelines(_torch_backend)
+crk_factors, renormalization_matrices, grad_h_omegas, covariance = make_pipelines(
+    _torch_backend)
 NeighborTensors = _ops.NeighborTensors
 
 

@@ -87,6 +87,9 @@ Span<E> view(const OperatorCall& c, int s, std::int64_t n) {
     expected += ", " + std::to_string(extents[k]);
   }
   expected += rank == 0 ? ",)" : ")";
+  constexpr bool integers = std::is_same_v<V, std::int32_t>;
+  SPHAD_REQUIRE(a.ndim < 0 || a.int32 == integers, c.function, slot_name(s).c_str(),
+                integers ? "must have dtype int32" : "must have the positions' float dtype");
   bool ok = a.ndim == rank + 1 && (n < 0 || a.shape[0] == n);
   for (int k = 0; ok && k < rank; ++k) {
     ok = a.shape[k + 1] == extents[k];

@@ -117,7 +117,9 @@ void fill_slots(OperatorCall& c, const std::vector<std::optional<Array>>& arrays
     }
     const Array& a = *arrays[std::size_t(s)];
     const bool kinds = s == slot::input(0, 3) || s == slot::input(1, 3);
-    const bool dtype_ok = kinds ? a.dtype() == nb::dtype<std::int32_t>() : a.dtype() == x.dtype();
+    const bool int32 = a.dtype() == nb::dtype<std::int32_t>();
+    // kinds are int32; an output may be (the entry checks which); the rest the positions' dtype
+    const bool dtype_ok = kinds ? int32 : a.dtype() == x.dtype() || (s >= slot::out && int32);
     if (!dtype_ok || !c_contiguous(a)) {
       const std::string name = entry_detail::slot_name(s);
       const std::string dtype = kinds                              ? "int32"
@@ -131,6 +133,7 @@ void fill_slots(OperatorCall& c, const std::vector<std::optional<Array>>& arrays
     ArrayRef& r = c.arrays[s];
     r.data = a.data();
     r.ndim = int(a.ndim());
+    r.int32 = int32;
     SPHAD_REQUIRE(r.ndim <= 6, c.function, entry_detail::slot_name(s).c_str(),
                   sphad::detail::concat("has ", r.ndim, " axes (at most 6)"));
     for (int k = 0; k < r.ndim; ++k) {
@@ -228,15 +231,16 @@ nb::tuple describe(std::uintptr_t address) {
   c.function = "describe";
   reinterpret_cast<EntryFunction>(address)(int(Verb::describe), &c);
   raise_status(c);
-  nb::list outputs;
+  nb::list outputs, integer;
   for (int o = 0; o < c.outputs; ++o) {
     nb::list shape;
     for (int k = 0; k < c.out_ndim[o]; ++k) {
       shape.append(c.out_shape[o][k]);
     }
     outputs.append(nb::tuple(shape));
+    integer.append(c.out_int32[o]);
   }
-  return nb::make_tuple(nb::tuple(outputs), c.needs_densities, c.needs_values);
+  return nb::make_tuple(nb::tuple(outputs), c.needs_densities, c.needs_values, nb::tuple(integer));
 }
 
 PyNeighborList neighbor_list(const Array& query_positions,

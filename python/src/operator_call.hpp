@@ -17,6 +17,7 @@ namespace sphad::python {
 struct ArrayRef {
   void* data = nullptr;
   int ndim = -1;
+  bool int32 = false; ///< int32 elements (else the call's float dtype)
   std::int64_t shape[6] = {};
 };
 
@@ -104,6 +105,7 @@ struct OperatorCall {
   int outputs = 1;                               ///< how many outputs
   int out_ndim[slot::outputs] = {};              ///< each output's trailing rank
   std::int64_t out_shape[slot::outputs][4] = {}; ///< its trailing extents
+  bool out_int32[slot::outputs] = {};            ///< int32 elements (else the positions' dtype)
   bool needs_densities = false, needs_values = false;
   // Filled on failure:
   int status = 0; ///< 0 ok, 1 invalid argument (ValueError), 2 other error (RuntimeError)

@@ -159,6 +159,72 @@ struct CRKPipeline {
   }
 };
 
+/// Covariance: C_i = sum_j V_j (x_j - x_i) (x) G_ij and the count of pairs with W_ij > 0
+/// (ops/covariance.hpp), with the call's volumes and corrections. Outputs [Nq, D, D] and [Nq]
+/// int32 (not differentiable: its tangent and seed are neither written nor read).
+template <class Kernel, SupportScheme Support>
+struct CovariancePipeline {
+  using Op = ops::Covariance<Kernel, Support>;
+  static constexpr int outputs = 2;
+  static constexpr bool single_set = false;
+  static constexpr bool queries_densities = Op::needs_densities;
+  static constexpr bool references_densities = Op::needs_densities;
+  template <int D, class T>
+  static void describe(OperatorCall& c) {
+    describe_output<Mat<T, D, D>>(c, 0);
+    describe_output<std::int32_t>(c, 1);
+    c.out_int32[1] = true;
+  }
+  /// Writes the matrices and counts of `results` (and the tangents' matrices, if given).
+  template <class Args, class Result>
+  static void
+  write(const Args& a, const std::vector<Result>& results, const std::vector<Result>* tangents) {
+    using M = decltype(Result::matrix);
+    const auto n = std::int64_t(results.size());
+    const auto matrices = a.template out<M>(0);
+    const auto counts = a.template out<std::int32_t>(1);
+    const auto dots = tangents ? entry_detail::view<M>(a.c, slot::out_tangent_k(0), n) : Span<M>{};
+    for (std::int64_t i = 0; i < n; ++i) {
+      matrices[i] = results[std::size_t(i)].matrix;
+      counts[i] = results[std::size_t(i)].neighbors;
+      if (tangents) {
+        dots[i] = (*tangents)[std::size_t(i)].matrix;
+      }
+    }
+  }
+  template <class Args, class Q, class R, class Corr>
+  static void value(const Args& a, const Q& q, const R& r, const Corr& corr) {
+    using Result = ops::CovarianceResult<typename Q::primal_scalar, Q::dim>;
+    std::vector<Result> out(std::size_t(q.size()));
+    apply_into<Op>(exec::host{}, q, r, a.domain, *a.c.list, Span<const ops::NoField>{},
+                   Span<const ops::NoField>{}, Span<Result>(out), a.options, corr);
+    write(a, out, static_cast<const std::vector<Result>*>(nullptr));
+  }
+  template <class Args, class Q, class R, class Corr>
+  static void jvp(const Args& a, const Q& q, const R& r, const Corr& corr) {
+    using Result = ops::CovarianceResult<typename Q::primal_scalar, Q::dim>;
+    std::vector<Result> out(std::size_t(q.size())), tangent(std::size_t(q.size()));
+    jvp_into<Op>(exec::host{}, q, r, a.domain, *a.c.list, Span<const ops::NoField>{},
+                 Span<const ops::NoField>{}, Span<Result>(out), Span<Result>(tangent), a.options,
+                 corr);
+    write(a, out, &tangent);
+  }
+  template <class Args, class Q, class R, class Corr>
+  static void vjp(const Args& a, Tape<exec::host>& tape, const Q& q, const R& r, const Corr& corr) {
+    using T = typename Q::primal_scalar;
+    constexpr int D = Q::dim;
+    using Result = ops::CovarianceResult<T, D>;
+    const auto seed = entry_detail::view<const Mat<T, D, D>>(a.c, slot::seed_k(0), q.size());
+    std::vector<Result> seeds(std::size_t(q.size()));
+    for (std::int64_t i = 0; i < q.size(); ++i) {
+      seeds[std::size_t(i)].matrix = seed[i];
+    }
+    const auto out = record<Op>(tape, q, r, a.domain, *a.c.list, Span<const ops::NoField>{},
+                                Span<const ops::NoField>{}, a.options, corr);
+    tape.backward(out, Span<const Result>(seeds));
+  }
+};
+
 /// The entry of pipeline P in dimension D, scalar T (volumes and corrections: the
 /// renormalization's, as for an operator).
 template <class P, int D, class T, bool Volumes, int Corrections>

@@ -107,3 +107,31 @@ def test_gradients_flow_through_the_pipeline_into_a_corrected_operator():
                            support=S.Scatter, volumes=crk.volumes, crk=crk.state,
                            renormalization=lmat, omegas=omegas)
     assert torch.autograd.gradcheck(fn, (x, f), check_forward_ad=True, check_batched_grad=True)
+
+
+def test_covariance_counts_and_its_link_to_renormalization():
+    x, h, m, kinds, domain = jittered(seed=9)
+    neighbors = sphad.neighbor_list(x, h, domain)
+    rho = st.density(x, h, m, kinds, neighbors, domain)
+    c, counts = st.covariance(x, h, m, kinds, rho, neighbors, domain)
+    assert c.shape == (len(x), 2, 2) and counts.dtype == torch.int32
+    rows = torch.from_numpy(np.diff(neighbors.offsets))
+    assert torch.equal(counts.long(), rows)  # no skin: every listed pair has W > 0
+    lmat = st.renormalization_matrices(x, h, m, kinds, rho, neighbors, domain)
+    eye = torch.eye(2, dtype=torch.float64).expand_as(lmat)
+    torch.testing.assert_close(lmat @ c.transpose(1, 2), eye, rtol=0, atol=1e-12)
+    n_c, n_counts = sphad.covariance(x.numpy(), h.numpy(), m.numpy(), kinds.numpy(),
+                                     rho.numpy(), neighbors, domain)
+    assert np.array_equal(n_c, c.numpy()) and np.array_equal(n_counts, counts.numpy())
+
+
+def test_covariance_gradcheck():
+    x, h, m, kinds, domain = jittered(side=5, seed=10)
+    neighbors = sphad.neighbor_list(x, h, domain, skin=0.02)
+    rho = st.density(x, h, m, kinds, neighbors, domain)
+    x, h, m, rho = leaves(x, h, m, rho)
+
+    def fn(x, h, m, rho):
+        return st.covariance(x, h, m, kinds, rho, neighbors, domain)[0]
+    assert torch.autograd.gradcheck(fn, (x, h, m, rho), check_forward_ad=True,
+                                    check_batched_grad=True)
