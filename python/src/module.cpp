@@ -17,6 +17,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -104,10 +105,40 @@ void with_dim_and_scalar(const char* function, const Array& positions, F&& f) {
 /// The arrays of a call in their slots (operator_call.hpp): each given one checked for dtype
 /// (kinds int32, every other the positions' float32 or float64) and layout (C-contiguous);
 /// shapes are the entry's to check.
+/// The arrays of a call's slots (None: not given), each distinct Python object imported once
+/// (one set in both roles passes the same tensors twice: a DLPack import costs ~2 µs each).
+std::vector<std::optional<Array>> import_arrays(const nb::sequence& objects, const char* function) {
+  const std::size_t n = nb::len(objects);
+  SPHAD_REQUIRE(n == std::size_t(slot::count), function, "arrays",
+                sphad::detail::concat("has ", n, " entries, expected ", slot::count));
+  std::vector<std::optional<Array>> arrays(n);
+  std::vector<std::pair<PyObject*, std::size_t>> seen;
+  for (std::size_t s = 0; s < n; ++s) {
+    const nb::handle object = objects[s];
+    if (object.is_none()) {
+      continue;
+    }
+    const auto same = std::find_if(seen.begin(), seen.end(),
+                                   [&](const auto& e) { return e.first == object.ptr(); });
+    if (same != seen.end()) {
+      arrays[s] = arrays[same->second];
+      continue;
+    }
+    Array a;
+    if (!nb::try_cast(object, a, false)) {
+      throw nb::type_error(("sphad::" + std::string(function) + ": argument `" +
+                            entry_detail::slot_name(int(s)) +
+                            "` must be a CPU array (NumPy, or a torch tensor through DLPack)")
+                               .c_str());
+    }
+    arrays[s] = std::move(a);
+    seen.emplace_back(object.ptr(), s);
+  }
+  return arrays;
+}
+
 void fill_slots(OperatorCall& c, const std::vector<std::optional<Array>>& arrays) {
   using namespace std::string_literals;
-  SPHAD_REQUIRE(arrays.size() == std::size_t(slot::count), c.function, "arrays",
-                sphad::detail::concat("has ", arrays.size(), " entries, expected ", slot::count));
   SPHAD_REQUIRE(arrays[0].has_value(), c.function, "positions", "is required");
   const Array& x = *arrays[0];
   with_dim_and_scalar(c.function, x, [&](auto dim, auto) { c.dim = decltype(dim)::value; });
@@ -156,10 +187,11 @@ void raise_status(const OperatorCall& c) {
 void run(std::uintptr_t address,
          int verb,
          const char* function,
-         const std::vector<std::optional<Array>>& arrays,
+         const nb::sequence& objects,
          const PyCall& call) {
   OperatorCall c;
   c.function = function;
+  const auto arrays = import_arrays(objects, function);
   fill_slots(c, arrays);
   SPHAD_REQUIRE(verb >= 1 && verb <= 3, function, "verb", "must be 1, 2 or 3");
   const PyDomain& d = *call.domain;
@@ -192,7 +224,7 @@ void run(std::uintptr_t address,
 void run_with_list(std::uintptr_t address,
                    int verb,
                    const char* function,
-                   const std::vector<std::optional<Array>>& arrays,
+                   const nb::sequence& arrays,
                    const Array& offsets,
                    const Array& neighbors,
                    const std::vector<double>& min,
