@@ -58,7 +58,7 @@ def _plain_call(tensors) -> bool:
         return False
     if torch.autograd.forward_ad._current_level >= 0:
         return False
-    return not any(torch._C._functorch.is_functorch_wrapped_tensor(t) for t in tensors)
+    return not any(_WRAPPED(t) for t in tensors)
 
 
 def _outputs(entry, inputs):
@@ -178,6 +178,7 @@ class _Adjoint(torch.autograd.Function):
 
 
 _LEGACY_BATCHED = torch._C._functorch.is_legacy_batchedtensor
+_WRAPPED = torch._C._functorch.is_functorch_wrapped_tensor
 
 
 def _batched_adjoint(entry, function, call, needs, *seeds_and_inputs):
@@ -314,9 +315,17 @@ def _input_gradients(entry, function, call, need, seeds, tensors) -> list:
         if not any(needs):
             return grads
     adjoint = _Adjoint.apply
-    if not torch.compiler.is_compiling() and any(_LEGACY_BATCHED(s) for s in seeds):
-        adjoint = _batched_adjoint
-    derived = adjoint(entry, function, call, needs, *seeds, *tensors)
+    if not torch.compiler.is_compiling():
+        if any(_LEGACY_BATCHED(s) for s in seeds):
+            adjoint = _batched_adjoint
+        elif not torch.is_grad_enabled() and not any(
+                _WRAPPED(t) for t in (*seeds, *tensors) if t is not None):
+            # a plain backward: the C++ call directly (the Function is for torch.func's
+            # wrapped tensors and for create_graph)
+            derived = _gradients(entry, function, call, needs, seeds, tensors)
+            adjoint = None
+    if adjoint is not None:
+        derived = adjoint(entry, function, call, needs, *seeds, *tensors)
     for i, g, n in zip(DERIVED_INPUTS, derived, needs):
         if n:
             grads[i] = g
