@@ -11,8 +11,9 @@ from typing import List, NamedTuple, Optional
 
 import torch
 
-from . import (DERIVED_INPUTS, GRADIENTS, OUT, OUT_TANGENT, SEED, SLOTS, TANGENTS, Domain,
-               Entry, SupportScheme, _core, _describe)
+from . import _core
+from ._calls import (DERIVED_INPUTS, GRADIENTS, OUT, OUT_TANGENT, SEED, SLOTS, TANGENTS,
+                     Domain, Entry, SupportScheme, _describe)
 
 
 class NeighborTensors(NamedTuple):
