@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: MIT
 """Per-call cost of Density from Python at small N: NumPy, torch without grad, torch forward +
 backward, torch forward-mode (torch.func.jvp). The best of several repeats of a timed loop.
+Beside each: the C++ entry alone on the same arrays (timed inside the module, no Python), and
+the overhead (the difference); and torch's own floor: a trivial autograd.Function (a row sum)
+forward + `.sum().backward()`, which any binding through a Function pays.
 
 Usage: python bench/call_overhead.py [N ...]   (default 100 2025)
 """
@@ -12,6 +15,44 @@ import torch
 
 import sphad
 import sphad.torch as st
+from sphad import _calls, _core
+
+
+class _RowSum(torch.autograd.Function):
+    """torch's floor: the cheapest Function with a backward."""
+
+    @staticmethod
+    def forward(x):
+        return x.sum(1)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        pass
+
+    @staticmethod
+    def backward(ctx, g):
+        return g[:, None].expand(-1, 2)
+
+
+def cpp_us(x, h, m, kinds, neighbors, domain):
+    """The C++ entry alone (value, value + VJP, JVP), µs per call, on these arrays."""
+    q = (x, h, m, kinds, None, None, None)
+    choices = ("Density", sphad.Kernel.Wendland4, sphad.SupportScheme.Gather, *_calls._DEFAULTS)
+    e = _calls.prepare(choices, q, q, 0, "density")
+    call = _calls.call_options(neighbors, domain, sphad.Direction.AllToAll, 0.0)
+    arrays = _calls.slots(q + q + (None,) * (_calls.ALL_INPUTS - 2 * len(q)))
+    arrays[_calls.OUT] = np.empty(len(x))
+    arrays[_calls.GRADIENTS] = np.empty_like(x)
+    arrays[_calls.SEED] = np.ones(len(x))
+
+    def timed(verb, repeats=2000):
+        return min(_core._run_timed(e.address, verb, "density", arrays, call, repeats)
+                   for _ in range(5)) * 1e6
+
+    value, vjp = timed(1), timed(3)
+    arrays[_calls.TANGENTS] = np.ones_like(x)
+    arrays[_calls.OUT_TANGENT] = np.empty(len(x))
+    return value, value + vjp, timed(2)
 
 
 def case(n, dim=2):
@@ -40,7 +81,7 @@ def main():
         xt, ht, mt, kt = (torch.from_numpy(a) for a in (x, h, m, kinds))
         xg = xt.clone().requires_grad_(True)
         v = torch.ones_like(xt)
-        number = max(20, 200_000 // max(neighbors.num_pairs, 1))
+        number = max(20, 1_000_000 // max(neighbors.num_pairs, 1))
 
         def numpy_call():
             sphad.density(x, h, m, kinds, neighbors, domain, out=out)
@@ -55,11 +96,18 @@ def main():
         def torch_jvp():
             torch.func.jvp(lambda p: st.density(p, ht, mt, kt, neighbors, domain), (xt,), (v,))
 
-        print(f"N = {n}, {neighbors.num_pairs} pairs:")
-        for name, f in (("numpy", numpy_call), ("torch, no grad", torch_plain),
-                        ("torch, forward + backward", torch_backward),
-                        ("torch.func.jvp", torch_jvp)):
-            print(f"  {name:28s} {best_us(f, number):9.1f} us")
+        def floor():
+            _RowSum.apply(xg).sum().backward()
+
+        value, value_vjp, jvp = cpp_us(x, h, m, kinds, neighbors, domain)
+        print(f"N = {n}, {neighbors.num_pairs} pairs:   total      C++   overhead")
+        for name, f, cpp in (("numpy", numpy_call, value), ("torch, no grad", torch_plain, value),
+                             ("torch, forward + backward", torch_backward, value_vjp),
+                             ("torch.func.jvp", torch_jvp, jvp)):
+            total = best_us(f, number)
+            print(f"  {name:28s} {total:7.1f} {cpp:8.1f} {total - cpp:8.1f} us")
+        print(f"  torch's floor (a trivial Function, forward + backward): "
+              f"{best_us(floor, number):.1f} us")
 
 
 if __name__ == "__main__":

@@ -7,6 +7,8 @@ second order: _hessian.py.
 """
 from __future__ import annotations
 
+import inspect
+
 import torch
 
 from . import _core, _ops
@@ -17,6 +19,52 @@ from ._calls import (ALL_INPUTS, DERIVED_INPUTS, GRADIENTS, INPUTS, OUT, OUT_TAN
 def _plain(t):
     """The tensor's data for sphad (a tensor that requires grad is exported detached)."""
     return t if t is None or not t.requires_grad else t.detach()
+
+
+# Whether the module reads torch's tensors through DLPack's C exchange API (torch >= 2.10),
+# which takes a tensor that requires grad as it is; `__dlpack__` (older torch) refuses one, so
+# there the C++ calls get detached tensors.
+_EXCHANGE = _core._exchange_api(torch.empty(0))
+
+
+def _for_cpp(inputs):
+    """The inputs as the module's `run` takes them."""
+    return inputs if _EXCHANGE else [_plain(t) for t in inputs]
+
+
+class _Bound:
+    """Positional arguments bound to a forward that takes only positional ones, no defaults:
+    themselves (what `inspect.BoundArguments` would hold)."""
+
+    __slots__ = ("args",)
+    kwargs: dict = {}
+
+    def __init__(self, args):
+        self.args = args
+
+    def apply_defaults(self):
+        pass
+
+
+class _PositionalSignature(inspect.Signature):
+    """A forward's signature whose `bind` of positional arguments is the identity."""
+
+    __slots__ = ()
+
+    def bind(self, *args, **kwargs):
+        return super().bind(*args, **kwargs) if kwargs else _Bound(args)
+
+
+def cached_signature(function_class):
+    """`function_class` with its forward's signature given: torch binds a Function's arguments
+    to `inspect.signature(forward)` on every apply (~15 µs of a small call); sphad's forwards
+    take positional arguments without defaults, which bind to themselves."""
+    signature = inspect.signature(function_class.forward)
+    assert all(p.default is p.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
+               for p in signature.parameters.values())
+    function_class.forward.__signature__ = _PositionalSignature(
+        list(signature.parameters.values()))
+    return function_class
 
 
 def _tangent(t):
@@ -61,14 +109,56 @@ def _one_or_tuple(outs):
     return outs[0] if len(outs) == 1 else tuple(outs)
 
 
+class _Spec:
+    """A call's constant arguments to the Functions below, in one object opaque to torch's
+    pytree (which walks every argument of a Function at each torch.func call, ~10 µs per
+    argument): the entry, the function's name, the call's options, `layout` (for each of the
+    `ALL_INPUTS` inputs, the index of its tensor among the distinct tensors passed after the
+    spec, or -1 for None) and, for an adjoint, one flag per `DERIVED_INPUTS` entry: whether its
+    gradient is wanted. Passing each distinct tensor once also lets the backward sum a tensor's
+    gradients over its roles itself."""
+
+    __slots__ = ("entry", "function", "call", "layout", "needs")
+
+    def __init__(self, entry, function, call, layout, needs=()):
+        self.entry, self.function, self.call = entry, function, call
+        self.layout, self.needs = layout, needs
+
+    def inputs(self, distinct) -> list:
+        """The `ALL_INPUTS` inputs from the distinct tensors."""
+        return [None if k < 0 else distinct[k] for k in self.layout]
+
+    def summed(self, grads, count) -> list:
+        """Per distinct tensor (`count` of them), the sum of the gradients of its roles."""
+        out = [None] * count
+        for k, g in zip(self.layout, grads):
+            if g is not None:
+                out[k] = g if out[k] is None else out[k] + g
+        return out
+
+
+def _distinct(inputs):
+    """The `layout` of `_Spec` and the distinct tensors of `inputs`."""
+    distinct, layout = [], []
+    for t in inputs:
+        if t is None:
+            layout.append(-1)
+            continue
+        k = next((j for j, d in enumerate(distinct) if d is t), -1)
+        if k < 0:
+            distinct.append(t)
+            k = len(distinct) - 1
+        layout.append(k)
+    return tuple(layout), distinct
+
+
 def _values(entry, function, call, inputs, out=None) -> list:
     """The entry's outputs: one C++ call into new tensors (or `out`); through the custom op
     when the list is tensors."""
-    inputs = [_plain(t) for t in inputs]
     if isinstance(call, _ops.TensorCall):
-        return _ops.call_op(entry, 1, function, call, inputs)
+        return _ops.call_op(entry, 1, function, call, [_plain(t) for t in inputs])
     outs = _outputs(entry, inputs) if out is None else [out]
-    arrays = slots(inputs)
+    arrays = slots(_for_cpp(inputs))
     for k, o in enumerate(outs):
         arrays[OUT + 3 * k] = o
     _core.run(entry.address, 1, function, arrays, call)
@@ -82,11 +172,11 @@ def _value(entry, function, call, inputs, out=None):
 def _tangents(entry, function, call, inputs, tangents) -> list:
     """The tangents of the entry's outputs along `tangents` (one per `DERIVED_INPUTS` entry,
     None: zero)."""
-    inputs = [_plain(t) for t in inputs]
     tangents = [_tangent(t) for t in tangents]
     if isinstance(call, _ops.TensorCall):
-        return _ops.call_op(entry, 2, function, call, inputs, tangents)[len(entry.outputs):]
-    arrays = slots(inputs)
+        return _ops.call_op(entry, 2, function, call, [_plain(t) for t in inputs],
+                            tangents)[len(entry.outputs):]
+    arrays = slots(_for_cpp(inputs))
     for d, t in enumerate(tangents):
         arrays[TANGENTS + d] = t
     outs, outs_t = _outputs(entry, inputs), _outputs(entry, inputs)
@@ -99,14 +189,15 @@ def _tangents(entry, function, call, inputs, tangents) -> list:
 def _gradients(entry, function, call, needs, seeds, inputs) -> list:
     """The gradients of the inputs marked in `needs` (one flag per `DERIVED_INPUTS` entry; the
     others None) for the outputs' seeds."""
-    inputs = [_plain(t) for t in inputs]
     wanted = [bool(n) and inputs[i] is not None for i, n in zip(DERIVED_INPUTS, needs)]
     seeds = [_tangent(s) for s in seeds]
     if isinstance(call, _ops.TensorCall):
-        found = iter(_ops.call_op(entry, 3, function, call, inputs, seeds, wanted))
+        found = iter(_ops.call_op(entry, 3, function, call, [_plain(t) for t in inputs], seeds,
+                                  wanted))
         return [next(found) if w else None for w in wanted]
-    grads = [torch.empty_like(inputs[i]) if w else None for i, w in zip(DERIVED_INPUTS, wanted)]
-    arrays = slots(inputs)
+    grads = [torch.empty_like(inputs[i]) if w else None
+             for i, w in zip(DERIVED_INPUTS, wanted)]
+    arrays = slots(_for_cpp(inputs))
     for d, g in enumerate(grads):
         arrays[GRADIENTS + d] = g
     for k, seed in enumerate(seeds):
@@ -115,16 +206,21 @@ def _gradients(entry, function, call, needs, seeds, inputs) -> list:
     return grads
 
 
+@cached_signature
 class _Tangent(torch.autograd.Function):
     """The tangents of an operator's outputs along the given inputs' tangents (absent ones
     None: zero): the body of `_Operator`'s jvp rule, itself a Function so that torch.func hands
-    its forward plain tensors. Arguments: the inputs, then one tangent per `DERIVED_INPUTS`
-    entry."""
+    its forward plain tensors. Arguments: a `_Spec`, its distinct tensors, then one tangent per
+    distinct tensor."""
 
     @staticmethod
-    def forward(entry, function, call, *inputs_and_tangents):
-        return _one_or_tuple(_tangents(entry, function, call, inputs_and_tangents[:ALL_INPUTS],
-                                       inputs_and_tangents[ALL_INPUTS:]))
+    def forward(spec, *distinct_and_tangents):
+        n = len(distinct_and_tangents) // 2
+        tangents = distinct_and_tangents[n:]
+        derived = [None if spec.layout[i] < 0 else tangents[spec.layout[i]]
+                   for i in DERIVED_INPUTS]
+        return _one_or_tuple(_tangents(spec.entry, spec.function, spec.call,
+                                       spec.inputs(distinct_and_tangents[:n]), derived))
 
     @staticmethod
     def setup_context(ctx, inputs, output):
@@ -141,16 +237,18 @@ class _Tangent(torch.autograd.Function):
         return _vmap_by_loop(_Tangent, info, in_dims, *args)
 
 
+@cached_signature
 class _Adjoint(torch.autograd.Function):
     """The gradients of an operator for its outputs' seeds, one per `DERIVED_INPUTS` entry
     (those not wanted None): the body of `_Operator`'s backward, a Function for the same
-    reason. Arguments: the seeds (one per output), then the inputs."""
+    reason. Arguments: a `_Spec` (with `needs`), the seeds (one per output), then the spec's
+    distinct tensors. Called through `_adjoint`."""
 
     @staticmethod
-    def forward(entry, function, call, needs, *seeds_and_inputs):
-        n = len(entry.outputs)
-        return tuple(_gradients(entry, function, call, needs, seeds_and_inputs[:n],
-                                seeds_and_inputs[n:]))
+    def forward(spec, *seeds_and_distinct):
+        n = len(spec.entry.outputs)
+        return tuple(_gradients(spec.entry, spec.function, spec.call, spec.needs,
+                                seeds_and_distinct[:n], spec.inputs(seeds_and_distinct[n:])))
 
     @staticmethod
     def setup_context(ctx, inputs, output):
@@ -167,23 +265,33 @@ class _Adjoint(torch.autograd.Function):
         return _vmap_by_loop(_Adjoint, info, in_dims, *args)
 
 
+def _adjoint(entry, function, call, needs, seeds, inputs):
+    """`_Adjoint` of these `ALL_INPUTS` inputs."""
+    layout, distinct = _distinct(inputs)
+    return _Adjoint.apply(_Spec(entry, function, call, layout, needs), *seeds, *distinct)
+
+
+def _operator(entry, function, call, inputs):
+    """`_Operator` of these `ALL_INPUTS` inputs."""
+    layout, distinct = _distinct(inputs)
+    return _Operator.apply(_Spec(entry, function, call, layout), *distinct)
+
+
 _LEGACY_BATCHED = torch._C._functorch.is_legacy_batchedtensor
 _WRAPPED = torch._C._functorch.is_functorch_wrapped_tensor
 
 
-def _batched_adjoint(entry, function, call, needs, *seeds_and_inputs):
+def _batched_adjoint(entry, function, call, needs, seeds, inputs):
     """`_Adjoint` for seeds batched by torch's older vmap (`autograd.grad(...,
     is_grads_batched=True)`, which gradcheck's batched-gradient check uses; it does not apply a
     Function's vmap rule): the seeds unwrapped, one call per batch entry, the gradients stacked
     and wrapped again at the same level."""
     level = torch._C._vmapmode_increment_nesting() - 1  # the innermost level now active
     torch._C._vmapmode_decrement_nesting()
-    n = len(entry.outputs)
-    seeds, inputs = seeds_and_inputs[:n], seeds_and_inputs[n:]
     size = next(torch._remove_batch_dim(s, level, 1, 0).shape[0] for s in seeds
                 if _LEGACY_BATCHED(s))
     plain = [torch._remove_batch_dim(s, level, size, 0) for s in seeds]
-    per_entry = [_Adjoint.apply(entry, function, call, needs, *(p[b] for p in plain), *inputs)
+    per_entry = [_adjoint(entry, function, call, needs, [p[b] for p in plain], inputs)
                  for b in range(size)]
     return tuple(None if g[0] is None else torch._add_batch_dim(torch.stack(g), 0, level)
                  for g in zip(*per_entry))
@@ -208,7 +316,7 @@ def _input_gradients(entry, function, call, need, seeds, tensors) -> list:
         needs = tuple(n and d not in positions for d, n in enumerate(needs))
         if not any(needs):
             return grads
-    adjoint = _Adjoint.apply
+    adjoint = _adjoint
     if not torch.compiler.is_compiling():
         if any(_LEGACY_BATCHED(s) for s in seeds):
             adjoint = _batched_adjoint
@@ -219,7 +327,7 @@ def _input_gradients(entry, function, call, need, seeds, tensors) -> list:
             derived = _gradients(entry, function, call, needs, seeds, tensors)
             adjoint = None
     if adjoint is not None:
-        derived = adjoint(entry, function, call, needs, *seeds, *tensors)
+        derived = adjoint(entry, function, call, needs, seeds, tensors)
     for i, g, n in zip(DERIVED_INPUTS, derived, needs):
         if n:
             grads[i] = g
@@ -231,35 +339,44 @@ def _mark_integer_outputs(ctx, entry, output):
         ctx.mark_non_differentiable(*(o for o, i in zip(output, entry.integer_outputs) if i))
 
 
+def _distinct_gradients(spec, needs_input_grad, seeds, distinct) -> list:
+    """The backward of `_Operator` and `_CompiledOperator`: per distinct tensor, its gradient
+    (summed over its roles) where torch wants one."""
+    need = [k >= 0 and needs_input_grad[k] for k in spec.layout]
+    grads = _input_gradients(spec.entry, spec.function, spec.call, need, seeds,
+                             spec.inputs(distinct))
+    return spec.summed(grads, len(distinct))
+
+
+@cached_signature
 class _Operator(torch.autograd.Function):
     """An operator's (or a correction pipeline's) outputs, its backward (sphad's VJP) and jvp
-    (sphad's JVP); its arguments: the entry, the function's name, the call's options, then the
-    `ALL_INPUTS` inputs."""
+    (sphad's JVP); its arguments: a `_Spec`, then its distinct tensors. Called through
+    `_operator`."""
 
     @staticmethod
-    def forward(entry, function, call, *inputs):
-        return _value(entry, function, call, inputs)
+    def forward(spec, *distinct):
+        return _value(spec.entry, spec.function, spec.call, spec.inputs(distinct))
 
     @staticmethod
     def setup_context(ctx, inputs, output):
-        entry, function, call, *tensors = inputs
-        ctx.save_for_backward(*tensors)
-        ctx.save_for_forward(*tensors)
-        ctx.entry, ctx.function, ctx.call = entry, function, call
-        _mark_integer_outputs(ctx, entry, output)
+        spec, *distinct = inputs
+        ctx.save_for_backward(*distinct)
+        ctx.save_for_forward(*distinct)
+        ctx.spec = spec
+        _mark_integer_outputs(ctx, spec.entry, output)
 
     @staticmethod
     def backward(ctx, *seeds):
-        return (None, None, None, *_input_gradients(ctx.entry, ctx.function, ctx.call,
-                                                    ctx.needs_input_grad[3:], seeds,
-                                                    ctx.saved_tensors))
+        return (None, *_distinct_gradients(ctx.spec, ctx.needs_input_grad[1:], seeds,
+                                           ctx.saved_tensors))
 
     @staticmethod
-    def jvp(ctx, _de, _df, _dc, *tangents):
-        out = _Tangent.apply(ctx.entry, ctx.function, ctx.call, *ctx.saved_tensors,
-                             *(tangents[i] for i in DERIVED_INPUTS))
-        if any(ctx.entry.integer_outputs):  # counts have no tangent
-            return tuple(None if i else t for t, i in zip(out, ctx.entry.integer_outputs))
+    def jvp(ctx, _dspec, *tangents):
+        integer = ctx.spec.entry.integer_outputs
+        out = _Tangent.apply(ctx.spec, *ctx.saved_tensors, *tangents)
+        if any(integer):  # counts have no tangent
+            return tuple(None if i else t for t, i in zip(out, integer))
         return out
 
     @staticmethod
@@ -267,6 +384,7 @@ class _Operator(torch.autograd.Function):
         return _vmap_by_loop(_Operator, info, in_dims, *args)
 
 
+@cached_signature
 class _CompiledOperator(torch.autograd.Function):
     """`_Operator` for torch.compile: no jvp rule (Dynamo does not trace a Function that defines
     one, and torch would drop it when compiling anyway), and each tensor passed once (Dynamo
@@ -282,35 +400,13 @@ class _CompiledOperator(torch.autograd.Function):
     def setup_context(ctx, inputs, output):
         entry, function, call, layout, *distinct = inputs
         ctx.save_for_backward(*distinct)
-        ctx.entry, ctx.function, ctx.call, ctx.layout = entry, function, call, layout
+        ctx.spec = _Spec(entry, function, call, layout)
         _mark_integer_outputs(ctx, entry, output)
 
     @staticmethod
     def backward(ctx, *seeds):
-        distinct = ctx.saved_tensors
-        tensors = [None if k < 0 else distinct[k] for k in ctx.layout]
-        need = [k >= 0 and ctx.needs_input_grad[4 + k] for k in ctx.layout]
-        grads = _input_gradients(ctx.entry, ctx.function, ctx.call, need, seeds, tensors)
-        summed = [None] * len(distinct)
-        for k, g in zip(ctx.layout, grads):
-            if g is not None:
-                summed[k] = g if summed[k] is None else summed[k] + g
-        return (None, None, None, None, *summed)
-
-
-def _distinct(inputs):
-    """The `layout` and the distinct tensors of `_CompiledOperator`."""
-    distinct, layout = [], []
-    for t in inputs:
-        if t is None:
-            layout.append(-1)
-            continue
-        k = next((j for j, d in enumerate(distinct) if d is t), -1)
-        if k < 0:
-            distinct.append(t)
-            k = len(distinct) - 1
-        layout.append(k)
-    return tuple(layout), distinct
+        return (None, None, None, None, *_distinct_gradients(ctx.spec, ctx.needs_input_grad[4:],
+                                                             seeds, ctx.saved_tensors))
 
 
 def torch_backend(entry, function, inputs, call, out):
@@ -331,4 +427,4 @@ def torch_backend(entry, function, inputs, call, out):
     if out is not None:
         raise TypeError(f"sphad::{function}: out= is for calls without derivatives (autograd "
                         "allocates a differentiable output)")
-    return _Operator.apply(entry, function, call, *inputs)
+    return _operator(entry, function, call, inputs)

@@ -5,7 +5,7 @@ NumPy functions (sphad) and the torch ones (sphad.torch): `make_operator`, `make
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, NamedTuple, Optional, Sequence
 
@@ -116,8 +116,11 @@ class Operator:
                                       self.positive_divergence)
 
 
-class Entry(NamedTuple):
-    """One compiled entry: its address, its outputs' trailing shapes, what it reads."""
+@dataclass(frozen=True)
+class Entry:
+    """One compiled entry: its address, its outputs' trailing shapes, what it reads. A leaf to
+    torch's pytree (a NamedTuple would be a node it walks, with its nested tuples, at every
+    torch.func call: ~0.7 ms of a jvp)."""
 
     address: int
     outputs: tuple
@@ -202,7 +205,7 @@ def prepare(choices: tuple, q: tuple, r: tuple, correction_bits: int, function: 
     found = _entry_cache.get(cache_key)
     if found is None:
         found = entry(Operator(*choices), x, field_shape, volumes, correction_bits)
-        found = found._replace(choices=choices)
+        found = replace(found, choices=choices)
         _entry_cache[cache_key] = found
     return found
 

@@ -9,7 +9,7 @@ import torch
 
 from ._calls import (ALL_INPUTS, DERIVED_INPUTS, INPUTS, Entry, GradientScheme, Operator,
                      entry)
-from ._autograd import _Adjoint, _gradients, _Operator, _vmap_by_loop
+from ._autograd import _adjoint, _gradients, _operator, _vmap_by_loop, cached_signature
 
 
 _divergences: dict = {}
@@ -28,6 +28,7 @@ def _divergence_for(density: Entry, positions):
     return found
 
 
+@cached_signature
 class _DensityPositionAdjoint(torch.autograd.Function):
     """Density's position gradients (queries', references') for the seed rho_bar, as a Function
     with a backward, so that a gradient built with create_graph=True is differentiable again.
@@ -79,11 +80,11 @@ class _DensityPositionAdjoint(torch.autograd.Function):
                 if g is not None:
                     out[k] = g if out[k] is None else out[k] + g
         if dseed is not None:
-            add(_Adjoint.apply(ctx.density, ctx.function, ctx.call, needs, dseed, *tensors))
+            add(_adjoint(ctx.density, ctx.function, ctx.call, needs, (dseed,), tensors))
         dq, dr = tangents[0], tangents[INPUTS]
         if dq is not None or dr is not None:
             div = _DensityPositionAdjoint._divergence_inputs(tensors, dq, dr)
-            add(_Adjoint.apply(ctx.divergence, ctx.function, ctx.call, needs, -seed, *div))
+            add(_adjoint(ctx.divergence, ctx.function, ctx.call, needs, (-seed,), div))
         return tuple(o if o is not None or not n else torch.zeros_like(tensors[i])
                      for o, n, i in zip(out, ctx.needs, (0, INPUTS)))
 
@@ -93,13 +94,13 @@ class _DensityPositionAdjoint(torch.autograd.Function):
         div = _DensityPositionAdjoint._divergence_inputs(tensors, uq, ur)
         grad_seed = None
         if ctx.needs_input_grad[5]:
-            grad_seed = -_Operator.apply(ctx.divergence, ctx.function, ctx.call, *div)
+            grad_seed = -_operator(ctx.divergence, ctx.function, ctx.call, div)
         grads = [None] * ALL_INPUTS
         wanted = (ctx.needs_input_grad[6], ctx.needs_input_grad[6 + INPUTS])
         if any(wanted):
             needs = tuple((i == 0 and wanted[0]) or (i == INPUTS and wanted[1])
                           for i in DERIVED_INPUTS)
-            derived = _Adjoint.apply(ctx.divergence, ctx.function, ctx.call, needs, -seed, *div)
+            derived = _adjoint(ctx.divergence, ctx.function, ctx.call, needs, (-seed,), div)
             grads[0] = derived[DERIVED_INPUTS.index(0)]
             grads[INPUTS] = derived[DERIVED_INPUTS.index(INPUTS)]
         return (None, None, None, None, None, grad_seed, *grads)

@@ -9,6 +9,8 @@
 #include <sphad/math.hpp>
 #include <sphad/span.hpp>
 
+#include "dlpack_exchange.hpp"
+
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 
@@ -20,8 +22,73 @@ namespace sphad::python {
 
 namespace nb = nanobind;
 
-/// An array as received: any dtype, any layout, CPU memory.
-using Array = nb::ndarray<nb::device::cpu>;
+/// An array as received, without a copy: any dtype, any layout, CPU memory. A view of a torch
+/// tensor through DLPack's C exchange API (dlpack_exchange.hpp; valid while the call holds the
+/// tensor), or of any other DLPack or buffer-protocol array through nanobind, which it keeps.
+class Array {
+public:
+  static constexpr int max_rank = 8;
+
+  Array() = default;
+
+  /// `object` as an array; nullopt where it is none on the CPU (or has more than max_rank
+  /// dimensions).
+  static std::optional<Array> from_python(nb::handle object) {
+    Array a;
+    dlpack_exchange::DLTensor view;
+    if (dlpack_exchange::view(object, view)) {
+      if (view.device.device_type != std::int32_t(nb::device::cpu::value) || view.ndim > max_rank ||
+          view.ndim < 0) {
+        return std::nullopt;
+      }
+      a.data_ = static_cast<char*>(view.data) + view.byte_offset;
+      a.ndim_ = view.ndim;
+      a.dtype_ = view.dtype;
+      std::int64_t compact = 1;
+      for (int d = view.ndim; d-- > 0;) { // no strides: row-major
+        a.shape_[d] = view.shape[d];
+        a.strides_[d] = view.strides != nullptr ? view.strides[d] : compact;
+        compact *= view.shape[d];
+      }
+      return a;
+    }
+    nb::ndarray<nb::device::cpu> owner;
+    if (!nb::try_cast(object, owner, false) || owner.ndim() > std::size_t(max_rank)) {
+      return std::nullopt;
+    }
+    a.data_ = owner.data();
+    a.ndim_ = int(owner.ndim());
+    a.dtype_ = owner.dtype();
+    for (int d = 0; d < a.ndim_; ++d) {
+      a.shape_[d] = std::int64_t(owner.shape(std::size_t(d)));
+      a.strides_[d] = owner.stride(std::size_t(d));
+    }
+    a.owner_ = std::move(owner);
+    return a;
+  }
+
+  void* data() const { return data_; }
+  std::size_t ndim() const { return std::size_t(ndim_); }
+  std::size_t shape(std::size_t d) const { return std::size_t(shape_[d]); }
+  /// In elements.
+  std::int64_t stride(std::size_t d) const { return strides_[d]; }
+  std::size_t size() const {
+    std::size_t n = 1;
+    for (int d = 0; d < ndim_; ++d) {
+      n *= std::size_t(shape_[d]);
+    }
+    return n;
+  }
+  nb::dlpack::dtype dtype() const { return dtype_; }
+
+private:
+  void* data_ = nullptr;
+  int ndim_ = 0;
+  nb::dlpack::dtype dtype_{};
+  std::int64_t shape_[max_rank] = {};
+  std::int64_t strides_[max_rank] = {};
+  std::optional<nb::ndarray<nb::device::cpu>> owner_; ///< nanobind's import, kept alive
+};
 
 template <class T>
 const char* dtype_name() {
@@ -108,3 +175,27 @@ span_of(const Array& a, const char* function, const Name& argument, std::int64_t
 }
 
 } // namespace sphad::python
+
+/// `const Array&` parameters of the module's functions.
+template <>
+struct nanobind::detail::type_caster<sphad::python::Array> {
+  NB_TYPE_CASTER(sphad::python::Array, const_name("ndarray"))
+
+  bool from_python(handle src, uint8_t, cleanup_list*) noexcept {
+    try {
+      auto a = sphad::python::Array::from_python(src);
+      if (!a) {
+        return false;
+      }
+      value = std::move(*a);
+      return true;
+    } catch (...) {
+      PyErr_Clear();
+      return false;
+    }
+  }
+
+  static handle from_cpp(const sphad::python::Array&, rv_policy, cleanup_list*) noexcept {
+    return handle(); // arrays are never returned as Array
+  }
+};

@@ -18,6 +18,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -106,7 +107,7 @@ void with_dim_and_scalar(const char* function, const Array& positions, F&& f) {
 /// (kinds int32, every other the positions' float32 or float64) and layout (C-contiguous);
 /// shapes are the entry's to check.
 /// The arrays of a call's slots (None: not given), each distinct Python object imported once
-/// (one set in both roles passes the same tensors twice: a DLPack import costs ~2 µs each).
+/// (one set in both roles passes the same tensors twice).
 std::vector<std::optional<Array>> import_arrays(const nb::sequence& objects, const char* function) {
   const std::size_t n = nb::len(objects);
   SPHAD_REQUIRE(n == std::size_t(slot::count), function, "arrays",
@@ -124,14 +125,14 @@ std::vector<std::optional<Array>> import_arrays(const nb::sequence& objects, con
       arrays[s] = arrays[same->second];
       continue;
     }
-    Array a;
-    if (!nb::try_cast(object, a, false)) {
+    auto a = Array::from_python(object);
+    if (!a) {
       throw nb::type_error(("sphad::" + std::string(function) + ": argument `" +
                             entry_detail::slot_name(int(s)) +
                             "` must be a CPU array (NumPy, or a torch tensor through DLPack)")
                                .c_str());
     }
-    arrays[s] = std::move(a);
+    arrays[s] = std::move(*a);
     seen.emplace_back(object.ptr(), s);
   }
   return arrays;
@@ -183,12 +184,14 @@ void raise_status(const OperatorCall& c) {
   }
 }
 
-/// Runs entry `address` (verb value, jvp or vjp) on the arrays in their slots.
-void run(std::uintptr_t address,
-         int verb,
-         const char* function,
-         const nb::sequence& objects,
-         const PyCall& call) {
+/// Runs entry `address` (verb value, jvp or vjp) on the arrays in their slots, `repeats` times
+/// (more than once: the benchmark's measure of the C++ side alone); the seconds per run.
+double run_timed(std::uintptr_t address,
+                 int verb,
+                 const char* function,
+                 const nb::sequence& objects,
+                 const PyCall& call,
+                 int repeats) {
   OperatorCall c;
   c.function = function;
   const auto arrays = import_arrays(objects, function);
@@ -211,11 +214,25 @@ void run(std::uintptr_t address,
   c.calibration_n_h = call.calibration_n_h;
   c.tau = call.tau;
   const auto entry = reinterpret_cast<EntryFunction>(address);
+  double seconds = 0.0;
   {
     nb::gil_scoped_release unlocked;
-    entry(verb, &c);
+    const auto start = std::chrono::steady_clock::now();
+    for (int r = 0; r < repeats && c.status == 0; ++r) {
+      entry(verb, &c);
+    }
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   raise_status(c);
+  return seconds / std::max(repeats, 1);
+}
+
+void run(std::uintptr_t address,
+         int verb,
+         const char* function,
+         const nb::sequence& objects,
+         const PyCall& call) {
+  run_timed(address, verb, function, objects, call, 1);
 }
 
 /// `run` over a neighbour list given as arrays (torch tensors: the custom ops' path), with the
@@ -402,6 +419,10 @@ NB_MODULE(_core, m) {
           },
           nb::rv_policy::reference_internal, "int32 [num_pairs], read-only, no copy");
 
+  m.def(
+      "_exchange_api",
+      [](nb::handle object) { return dlpack_exchange::api_of(Py_TYPE(object.ptr())) != nullptr; },
+      "Whether arrays of this object's type are read through DLPack's C exchange API.");
   // The address the module reads an array at (the zero-copy test compares it with the array's).
   m.def("_address", [](const Array& a) { return reinterpret_cast<std::uintptr_t>(a.data()); });
 
@@ -418,6 +439,8 @@ NB_MODULE(_core, m) {
         "reference_positions"_a, "reference_supports"_a, "domain"_a, "support"_a, "skin"_a);
   m.def("run", &run, "entry"_a, "verb"_a, "function"_a, "arrays"_a, "call"_a,
         "Runs an operator entry on the arrays in their slots (sphad/_entries.py).");
+  m.def("_run_timed", &run_timed, "entry"_a, "verb"_a, "function"_a, "arrays"_a, "call"_a,
+        "repeats"_a, "`run` repeated: the seconds per run of the C++ entry alone (benchmarks).");
   m.def("run_with_list", &run_with_list, "entry"_a, "verb"_a, "function"_a, "arrays"_a, "offsets"_a,
         "neighbors"_a, "min"_a, "max"_a, "periodic"_a, "direction"_a, "calibration_n_h"_a, "tau"_a,
         "run over a list given as arrays (the caller's memory, checked entry by entry).");

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: MIT
+// DLPack's C exchange API (DLPack 1.2+): a producer (torch ≥ 2.10) puts a table of C functions
+// on its tensor type, `__dlpack_c_exchange_api__` (a capsule named "dlpack_exchange_api"). Its
+// `dltensor_from_py_object_no_sync` fills a non-owning DLTensor view of a live tensor without a
+// capsule or any Python call: ~0.1 µs, against ~2 µs for `tensor.__dlpack__()`, a Python method.
+// Its `current_work_stream` is the stream the producer works on (torch's current CUDA stream).
+// The layouts below are the DLPack ABI (dlpack.h), declared here so that the module needs
+// neither torch's headers nor a DLPack package.
+#pragma once
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+
+#include <cstdint>
+
+namespace sphad::python::dlpack_exchange {
+
+namespace nb = nanobind;
+
+/// DLPack's DLTensor (same layout as nanobind's).
+using DLTensor = nb::dlpack::dltensor;
+
+struct Version {
+  std::uint32_t major;
+  std::uint32_t minor;
+};
+
+struct Header {
+  Version version;
+  Header* previous;
+};
+
+/// DLPackExchangeAPI: the functions this module does not call are kept as opaque pointers.
+struct Api {
+  Header header;
+  void* managed_tensor_allocator;
+  void* managed_tensor_from_py_object_no_sync;
+  void* managed_tensor_to_py_object_no_sync;
+  int (*dltensor_from_py_object_no_sync)(void* object, DLTensor* out);
+  int (*current_work_stream)(std::int32_t device_type, std::int32_t device_id, void** stream);
+};
+
+/// The exchange API of `type` (null: none, or a major version this module does not know),
+/// looked up once per type (the GIL is held: the cache needs no lock).
+inline const Api* api_of(PyTypeObject* type) {
+  static PyTypeObject* cached_type = nullptr;
+  static const Api* cached_api = nullptr;
+  if (type == cached_type) {
+    return cached_api;
+  }
+  const Api* api = nullptr;
+  PyObject* capsule =
+      PyObject_GetAttrString(reinterpret_cast<PyObject*>(type), "__dlpack_c_exchange_api__");
+  if (capsule == nullptr) {
+    PyErr_Clear();
+  } else {
+    if (PyCapsule_CheckExact(capsule)) {
+      api = static_cast<const Api*>(PyCapsule_GetPointer(capsule, "dlpack_exchange_api"));
+      if (api == nullptr) {
+        PyErr_Clear();
+      }
+    }
+    Py_DECREF(capsule); // the table itself lives as long as the process
+  }
+  if (api != nullptr &&
+      (api->header.version.major != 1 || api->dltensor_from_py_object_no_sync == nullptr)) {
+    api = nullptr;
+  }
+  cached_type = type;
+  cached_api = api;
+  return api;
+}
+
+/// A view of `object` through its type's exchange API; false where it has none or refuses
+/// (the Python error is cleared: the caller falls back to `__dlpack__`).
+inline bool view(nb::handle object, DLTensor& out) {
+  const Api* api = api_of(Py_TYPE(object.ptr()));
+  if (api == nullptr) {
+    return false;
+  }
+  if (api->dltensor_from_py_object_no_sync(object.ptr(), &out) != 0) {
+    PyErr_Clear();
+    return false;
+  }
+  return true;
+}
+
+} // namespace sphad::python::dlpack_exchange
