@@ -41,12 +41,17 @@ struct Api {
 };
 
 /// The exchange API of `type` (null: none, or a major version this module does not know),
-/// looked up once per type (the GIL is held: the cache needs no lock).
+/// looked up once per type for the last few types seen (the GIL is held: the cache needs no
+/// lock).
 inline const Api* api_of(PyTypeObject* type) {
-  static PyTypeObject* cached_type = nullptr;
-  static const Api* cached_api = nullptr;
-  if (type == cached_type) {
-    return cached_api;
+  constexpr int slots = 4;
+  static PyTypeObject* cached_type[slots] = {};
+  static const Api* cached_api[slots] = {};
+  static int next = 0;
+  for (int k = 0; k < slots; ++k) {
+    if (cached_type[k] == type) {
+      return cached_api[k];
+    }
   }
   const Api* api = nullptr;
   PyObject* capsule =
@@ -66,8 +71,12 @@ inline const Api* api_of(PyTypeObject* type) {
       (api->header.version.major != 1 || api->dltensor_from_py_object_no_sync == nullptr)) {
     api = nullptr;
   }
-  cached_type = type;
-  cached_api = api;
+  // The cache holds its types, so that none is freed and another allocated at its address.
+  Py_INCREF(reinterpret_cast<PyObject*>(type));
+  Py_XDECREF(reinterpret_cast<PyObject*>(cached_type[next]));
+  cached_type[next] = type;
+  cached_api[next] = api;
+  next = (next + 1) % slots;
   return api;
 }
 
