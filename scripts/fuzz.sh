@@ -4,15 +4,25 @@
 # SECONDS (default 60), all at once, starting from its committed corpus in tests/fuzz/corpus
 # (so every past finding is replayed first). New inputs go to build/fuzz/corpus/<target>, the
 # input of a finding to build/fuzz/findings/. Exits non-zero when any target finds anything.
+# The Python binding's target, `python` (python/fuzz/fuzz_calls.py, atheris), runs beside them
+# where the Python environment of scripts/python-env.sh has the package installed
+# (scripts/test-python.sh installs it); its corpus is python/fuzz/corpus.
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET ...]
-#   (targets: evaluate neighbor_list output tape rollout solver)
+#   (targets: evaluate neighbor_list output tape rollout solver python)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
 targets=("$@")
+python_env="${SPHAD_PYTHON_ENV:-$HOME/.cache/sphad/venv}"
 if [ "${#targets[@]}" -eq 0 ]; then
   targets=(evaluate neighbor_list output tape rollout solver)
+  if [ -x "$python_env/bin/python" ] &&
+    "$python_env/bin/python" -P -c "import atheris, sphad" >/dev/null 2>&1; then
+    targets+=(python)
+  else
+    echo "== fuzz python: skipped (no environment with atheris and sphad at $python_env)"
+  fi
 fi
 bash scripts/install-deps.sh clang libclang-rt-14-dev
 cmake --preset fuzz >/dev/null
@@ -22,12 +32,20 @@ mkdir -p build/fuzz/findings
 pids=()
 for target in "${targets[@]}"; do
   mkdir -p "build/fuzz/corpus/$target"
-  # -timeout: an input running 10 s is a hang; -rss_limit_mb: one using 2 GB is a leak or an
-  # unbounded allocation. Both are findings.
-  build/fuzz/tests/fuzz/sphad_fuzz_"$target" "build/fuzz/corpus/$target" "tests/fuzz/corpus/$target" \
-    -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
-    -print_final_stats=1 -artifact_prefix="build/fuzz/findings/$target-" \
-    >"build/fuzz/$target.log" 2>&1 &
+  # -timeout: an input running 10 s is a hang (the Python target's 60 s: its first call of an
+  # entry may compile it); -rss_limit_mb: one using 2 GB (Python with torch: 4 GB) is a leak
+  # or an unbounded allocation. Both are findings.
+  if [ "$target" = python ]; then
+    "$python_env/bin/python" -P python/fuzz/fuzz_calls.py "build/fuzz/corpus/$target" \
+      python/fuzz/corpus -max_total_time="$seconds" -timeout=60 -rss_limit_mb=4096 \
+      -max_len=4096 -print_final_stats=1 -artifact_prefix="build/fuzz/findings/$target-" \
+      >"build/fuzz/$target.log" 2>&1 &
+  else
+    build/fuzz/tests/fuzz/sphad_fuzz_"$target" "build/fuzz/corpus/$target" \
+      "tests/fuzz/corpus/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+      -max_len=4096 -print_final_stats=1 -artifact_prefix="build/fuzz/findings/$target-" \
+      >"build/fuzz/$target.log" 2>&1 &
+  fi
   pids+=($!)
 done
 status=0

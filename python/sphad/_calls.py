@@ -151,7 +151,7 @@ def entry_key(op: Operator, dim: int, dtype: str, field_shape: Optional[tuple],
 
 
 def entry(op: Operator, positions, field_shape: Optional[tuple], volumes: bool,
-          correction_bits: int = 0) -> Entry:
+          correction_bits: int = 0, function: str = "entry") -> Entry:
     """The entry of `op` for positions like `positions` (D and dtype), fields of trailing shape
     `field_shape` (None: the operator reads no field) and the volume flag (compiled and loaded
     on first use)."""
@@ -160,13 +160,13 @@ def entry(op: Operator, positions, field_shape: Optional[tuple], volumes: bool,
                          "expected (n, D), D = 1, 2, 3")
     return _describe(entry_key(op, positions.shape[1], _dtype_name(positions),
                                None if field_shape is None else tuple(field_shape), volumes,
-                               correction_bits))
+                               correction_bits), function)
 
 
-def _describe(key: str) -> Entry:
+def _describe(key: str, function: str = "entry") -> Entry:
     from . import _jit
     address = _jit.entry(key)
-    outputs, needs_densities, needs_values, integer = _core.describe(address)
+    outputs, needs_densities, needs_values, integer = _core.describe(address, function)
     return Entry(address, outputs, needs_densities, needs_values, integer, key=key)
 
 
@@ -204,7 +204,7 @@ def prepare(choices: tuple, q: tuple, r: tuple, correction_bits: int, function: 
     cache_key = (choices, x.shape[1:], x.dtype, field_shape, volumes, correction_bits)
     found = _entry_cache.get(cache_key)
     if found is None:
-        found = entry(Operator(*choices), x, field_shape, volumes, correction_bits)
+        found = entry(Operator(*choices), x, field_shape, volumes, correction_bits, function)
         found = replace(found, choices=choices)
         _entry_cache[cache_key] = found
     return found

@@ -70,6 +70,9 @@ def field_type(shape: Optional[Tuple[int, ...]], scalar: str) -> str:
     t = SCALARS[scalar]
     if shape is None:
         return "sphad::ops::NoField"
+    if any(int(e) < 1 for e in shape):
+        raise ValueError(f"sphad: argument `values`: has trailing shape {tuple(shape)}; every "
+                         "field axis needs at least one entry")
     if len(shape) == 0:
         return t
     if len(shape) == 1:

@@ -125,9 +125,13 @@ Span<E> optional(const OperatorCall& c, int s, std::int64_t n) {
 
 } // namespace entry_detail
 
+/// A derived index known at compile time (a wrapper may give each input its own view type).
+template <int D>
+using Derived = std::integral_constant<int, D>;
+
 /// The views of one call in dimension D and scalar T: the sets (with volumes when `Volumes`)
 /// and the correction states (`Corrections`: bits of `correction`), each differentiable array
-/// passed through `wrap(d, span)` (d: its derived index).
+/// passed through `wrap(Derived<d>{}, span)` (d: its derived index).
 template <int D, class T, bool Volumes, int Corrections>
 struct CallArgs {
   OperatorCall& c;
@@ -157,59 +161,63 @@ struct CallArgs {
     return entry_detail::required<const E>(c, s, n, why);
   }
 
-  /// Set r (0: queries, 1: references), with densities when `Densities`.
-  template <bool Densities, class Wrap>
-  auto set(int r, Wrap&& wrap_derived) const {
-    const auto wrap = [&](int k, auto span) { return wrap_derived(slot::set_derived(r, k), span); };
+  /// Set R (0: queries, 1: references), with densities when `Densities`.
+  template <bool Densities, int R, class Wrap>
+  auto set(Wrap&& wrap_derived) const {
+    constexpr int r = R;
+    const auto wrap = [&](auto k, auto span) {
+      return wrap_derived(Derived<slot::set_derived(R, decltype(k)::value)>{}, span);
+    };
     const std::int64_t n = rows[r];
     const auto x = in<Vec<T, D>>(slot::input(r, 0), n, "is required");
     const ParticleSet<D, T> base{x, in<T>(slot::input(r, 1), n, "is required"),
                                  in<T>(slot::input(r, 2), n, "is required"),
                                  in<std::int32_t>(slot::input(r, 3), n, "is required")};
-    const auto with_xhm = base.with_positions(wrap(0, x))
-                              .with_supports(wrap(1, base.supports))
-                              .with_masses(wrap(2, base.masses));
+    const auto with_xhm = base.with_positions(wrap(Derived<0>{}, x))
+                              .with_supports(wrap(Derived<1>{}, base.supports))
+                              .with_masses(wrap(Derived<2>{}, base.masses));
     const auto with_rho = [&] {
       if constexpr (Densities) {
         return with_xhm.with_densities(
-            wrap(3, in<T>(slot::input(r, 4), n,
-                          "is required by this operator (V = m/rho, or its scheme)")));
+            wrap(Derived<3>{}, in<T>(slot::input(r, 4), n,
+                                     "is required by this operator (V = m/rho, or its scheme)")));
       } else {
         return with_xhm;
       }
     }();
     if constexpr (Volumes) {
-      return with_rho.with_volumes(wrap(4, in<T>(slot::input(r, 5), n, "is required")));
+      return with_rho.with_volumes(wrap(Derived<4>{}, in<T>(slot::input(r, 5), n, "is required")));
     } else {
       return with_rho;
     }
   }
 
-  /// Set r's field values (E = ops::NoField: none).
-  template <class E, class Wrap>
-  auto values(int r, Wrap&& wrap) const {
+  /// Set R's field values (E = ops::NoField: none).
+  template <class E, int R, class Wrap>
+  auto values(Wrap&& wrap) const {
     if constexpr (std::is_same_v<E, ops::NoField>) {
       return Span<const ops::NoField>{};
     } else {
-      return wrap(slot::set_derived(r, 5),
-                  in<E>(slot::input(r, 6), rows[r], "is required by this operator"));
+      return wrap(Derived<slot::set_derived(R, 5)>{},
+                  in<E>(slot::input(R, 6), rows[R], "is required by this operator"));
     }
   }
 
   /// The correction states as an `ops::Corrections`.
   template <class Wrap>
   auto corrections(Wrap&& wrap) const {
-    const auto state = [&](int k, auto type, std::int64_t n) {
+    const auto state = [&](auto k, auto type, std::int64_t n) {
       using E = typename decltype(type)::type;
-      return wrap(slot::correction_derived(k),
-                  in<E>(slot::correction(k), n, "is required by the corrections"));
+      constexpr int index = decltype(k)::value;
+      return wrap(Derived<slot::correction_derived(index)>{},
+                  in<E>(slot::correction(index), n, "is required by the corrections"));
     };
     const auto crk = [&] {
       if constexpr ((Corrections & correction::crk) != 0) {
-        const auto a = state(0, std::common_type<T>{}, rows[0]);
-        const auto b = state(1, std::common_type<Vec<T, D>>{}, rows[0]);
-        const auto ga = state(2, std::common_type<Vec<T, D>>{}, rows[0]);
-        const auto gb = state(3, std::common_type<Mat<T, D, D>>{}, rows[0]);
+        const auto a = state(Derived<0>{}, std::common_type<T>{}, rows[0]);
+        const auto b = state(Derived<1>{}, std::common_type<Vec<T, D>>{}, rows[0]);
+        const auto ga = state(Derived<2>{}, std::common_type<Vec<T, D>>{}, rows[0]);
+        const auto gb = state(Derived<3>{}, std::common_type<Mat<T, D, D>>{}, rows[0]);
         return ops::CRK<D, T, decltype(a), decltype(b), decltype(ga), decltype(gb)>{a, b, ga, gb};
       } else {
         return ops::NoCRK{};
@@ -217,7 +225,7 @@ struct CallArgs {
     }();
     const auto renormalization = [&] {
       if constexpr ((Corrections & correction::renormalization) != 0) {
-        const auto l = state(4, std::common_type<Mat<T, D, D>>{}, rows[0]);
+        const auto l = state(Derived<4>{}, std::common_type<Mat<T, D, D>>{}, rows[0]);
         return ops::Renormalization<D, T, decltype(l)>{l};
       } else {
         return ops::NoRenormalization{};
@@ -225,8 +233,8 @@ struct CallArgs {
     }();
     const auto grad_h = [&] {
       if constexpr ((Corrections & correction::grad_h) != 0) {
-        const auto q = state(5, std::common_type<T>{}, rows[0]);
-        const auto r = state(6, std::common_type<T>{}, rows[1]);
+        const auto q = state(Derived<5>{}, std::common_type<T>{}, rows[0]);
+        const auto r = state(Derived<6>{}, std::common_type<T>{}, rows[1]);
         return ops::GradH<T, decltype(q), decltype(r)>{q, r};
       } else {
         return ops::NoGradH{};
@@ -246,8 +254,8 @@ struct CallArgs {
 
 /// The wrapper of value calls: the span itself.
 struct PlainArrays {
-  template <class S>
-  S operator()(int, S span) const {
+  template <int d, class S>
+  S operator()(Derived<d>, S span) const {
     return span;
   }
 };
@@ -259,8 +267,8 @@ struct TangentArrays {
   const OperatorCall& c;
   std::vector<std::vector<T>> zeros;
   explicit TangentArrays(const OperatorCall& call) : c(call) { zeros.reserve(slot::all_derived); }
-  template <class E>
-  DualView<E, 1> operator()(int d, Span<const E> span) {
+  template <int d, class E>
+  DualView<E, 1> operator()(Derived<d>, Span<const E> span) {
     const int s = slot::tangent(d);
     Span<const E> t;
     if (entry_detail::given(c, s)) {
@@ -273,20 +281,43 @@ struct TangentArrays {
   }
 };
 
-/// The wrapper of VJP calls: each array a variable; `copy_gradients` writes the gradients the
-/// call asks for (its gradient slots) after the sweep.
+/// Which inputs a VJP tracks: every differentiable one, or only both sets' positions — the
+/// common gradient, whose sweep then carries the pair vector's D directions per pair instead of
+/// one per scalar of every input (a third less time for Density).
+enum class Tracking { all, positions };
+
+/// Whether a call asks only for position gradients (its other gradient slots empty).
+inline bool wants_positions_only(const OperatorCall& c) {
+  for (int d = 0; d < slot::all_derived; ++d) {
+    if (d != slot::set_derived(0, 0) && d != slot::set_derived(1, 0) &&
+        entry_detail::given(c, slot::gradient(d))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/// The wrapper of VJP calls: each tracked array a variable (the others constants);
+/// `copy_gradients` writes the gradients the call asks for (its gradient slots) after the
+/// sweep.
+template <Tracking Tracked = Tracking::all>
 struct VariableArrays {
   const OperatorCall& c;
   std::vector<std::function<void(const Tape<exec::host>&)>> copies;
-  template <class E>
-  Variable<E> operator()(int d, Span<const E> span) {
-    const Variable<E> v(span);
-    const int s = slot::gradient(d);
-    if (entry_detail::given(c, s)) {
-      const auto g = entry_detail::view<E>(c, s, span.size());
-      copies.emplace_back([v, g](const Tape<exec::host>& tape) { tape.copy_gradient(v, g); });
+  template <int d, class E>
+  auto operator()(Derived<d>, Span<const E> span) {
+    if constexpr (Tracked == Tracking::positions && d != slot::set_derived(0, 0) &&
+                  d != slot::set_derived(1, 0)) {
+      return span;
+    } else {
+      const Variable<E> v(span);
+      const int s = slot::gradient(d);
+      if (entry_detail::given(c, s)) {
+        const auto g = entry_detail::view<E>(c, s, span.size());
+        copies.emplace_back([v, g](const Tape<exec::host>& tape) { tape.copy_gradient(v, g); });
+      }
+      return v;
     }
-    return v;
   }
   void copy_gradients(const Tape<exec::host>& tape) const {
     for (const auto& copy : copies) {

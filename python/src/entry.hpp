@@ -11,23 +11,35 @@
 
 namespace sphad::python {
 
-/// The entry of operator Op (see the file comment).
+/// An entry for a field the operator does not take (the operator's own rule, as the runtime
+/// front end states it): every verb reports it, naming `values`.
+inline void unsupported_field(OperatorCall& c) noexcept {
+  reporting_errors(c, [&] {
+    sphad::detail::throw_invalid_argument(
+        c.function, "values",
+        "this operator does not take fields of this trailing shape (Divergence: a vector of "
+        "extent D, or a matrix with D rows (standard mode) or columns (dot mode); Curl: the "
+        "same, for D >= 2; the Laplacian's dot scheme and positive divergence: a scalar or "
+        "vector with a multiple of D, at least D, components)");
+  });
+}
+
+/// The entry of operator Op (see the file comment), for a field it takes.
 template <class Op, int D, class T, class Field, bool Volumes, int Corrections>
-void entry(int verb, OperatorCall* call) noexcept {
-  OperatorCall& c = *call;
+void operator_entry(int verb, OperatorCall& c) noexcept {
   constexpr bool densities = Op::needs_densities;
   reporting_errors(c, [&] {
     const exec::host ex;
     const CallArgs<D, T, Volumes, Corrections> args(c, verb != int(Verb::describe));
-    using Set = decltype(args.template set<densities>(0, PlainArrays{}));
-    using Values = decltype(args.template values<Field>(0, PlainArrays{}));
+    using Set = decltype(args.template set<densities, 0>(PlainArrays{}));
+    using Values = decltype(args.template values<Field, 0>(PlainArrays{}));
     using Corr = decltype(args.corrections(PlainArrays{}));
     using Out = ops::output_of_t<Op, Set, Set, Values, Values, Corr>;
     const auto run = [&](auto&& wrap, auto&& f) { // built in order: the first error is the queries'
-      const auto q = args.template set<densities>(0, wrap);
-      const auto r = args.template set<densities>(1, wrap);
-      const auto qv = args.template values<Field>(0, wrap);
-      const auto rv = args.template values<Field>(1, wrap);
+      const auto q = args.template set<densities, 0>(wrap);
+      const auto r = args.template set<densities, 1>(wrap);
+      const auto qv = args.template values<Field, 0>(wrap);
+      const auto rv = args.template values<Field, 1>(wrap);
       f(q, r, qv, rv, args.corrections(wrap));
     };
     switch (static_cast<Verb>(verb)) {
@@ -54,21 +66,38 @@ void entry(int verb, OperatorCall* call) noexcept {
       return;
     }
     case Verb::vjp: {
-      // Every differentiable input a variable; the gradients asked for are copied out.
-      VariableArrays variables{c, {}};
-      const auto seed = entry_detail::view<const Out>(c, slot::seed, args.rows[0]);
-      Tape<exec::host> tape(ex);
-      run(variables, [&](const auto& q, const auto& r, const auto& qv, const auto& rv,
-                         const auto& corr) {
-        const auto out = record<Op>(tape, q, r, args.domain, *c.list, qv, rv, args.options, corr);
-        tape.backward(out, seed);
-      });
-      variables.copy_gradients(tape);
+      // The tracked inputs variables (all, or the positions alone when only their gradients
+      // are asked for); the gradients asked for are copied out.
+      const auto vjp = [&](auto variables) {
+        const auto seed = entry_detail::view<const Out>(c, slot::seed, args.rows[0]);
+        Tape<exec::host> tape(ex);
+        run(variables, [&](const auto& q, const auto& r, const auto& qv, const auto& rv,
+                           const auto& corr) {
+          const auto out = record<Op>(tape, q, r, args.domain, *c.list, qv, rv, args.options, corr);
+          tape.backward(out, seed);
+        });
+        variables.copy_gradients(tape);
+      };
+      if (wants_positions_only(c)) {
+        vjp(VariableArrays<Tracking::positions>{c, {}});
+      } else {
+        vjp(VariableArrays<Tracking::all>{c, {}});
+      }
       return;
     }
     }
     sphad::detail::throw_invalid_argument(c.function, "verb", "unknown");
   });
+}
+
+/// The entry of operator Op (see the file comment).
+template <class Op, int D, class T, class Field, bool Volumes, int Corrections>
+void entry(int verb, OperatorCall* call) noexcept {
+  if constexpr (Op::template accepts_field<D, Field>) {
+    operator_entry<Op, D, T, Field, Volumes, Corrections>(verb, *call);
+  } else {
+    unsupported_field(*call);
+  }
 }
 
 } // namespace sphad::python

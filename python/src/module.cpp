@@ -275,9 +275,9 @@ void run_with_list(std::uintptr_t address,
 }
 
 /// The outputs' trailing shapes and what the operator reads (entry `address`).
-nb::tuple describe(std::uintptr_t address) {
+nb::tuple describe(std::uintptr_t address, const char* function) {
   OperatorCall c;
-  c.function = "describe";
+  c.function = function;
   reinterpret_cast<EntryFunction>(address)(int(Verb::describe), &c);
   raise_status(c);
   nb::list outputs, integer;
@@ -444,7 +444,7 @@ NB_MODULE(_core, m) {
   m.def("run_with_list", &run_with_list, "entry"_a, "verb"_a, "function"_a, "arrays"_a, "offsets"_a,
         "neighbors"_a, "min"_a, "max"_a, "periodic"_a, "direction"_a, "calibration_n_h"_a, "tau"_a,
         "run over a list given as arrays (the caller's memory, checked entry by entry).");
-  m.def("describe", &describe, "entry"_a,
+  m.def("describe", &describe, "entry"_a, "function"_a = "describe",
         "(output's trailing shape, needs densities, needs values) of an operator entry.");
   m.def(
       "builtin_entries",

@@ -233,11 +233,11 @@ void pipeline_entry(int verb, OperatorCall* call) noexcept {
   reporting_errors(c, [&] {
     const CallArgs<D, T, Volumes, Corrections> args(c, verb != int(Verb::describe));
     const auto run = [&](auto&& wrap, auto&& f) {
-      const auto q = args.template set<P::queries_densities>(0, wrap);
+      const auto q = args.template set<P::queries_densities, 0>(wrap);
       if constexpr (P::single_set) {
         f(q, q, args.corrections(wrap));
       } else {
-        const auto r = args.template set<P::references_densities>(1, wrap);
+        const auto r = args.template set<P::references_densities, 1>(wrap);
         f(q, r, args.corrections(wrap));
       }
     };
@@ -258,7 +258,7 @@ void pipeline_entry(int verb, OperatorCall* call) noexcept {
       return;
     }
     case Verb::vjp: {
-      VariableArrays variables{c, {}};
+      VariableArrays<> variables{c, {}};
       Tape<exec::host> tape(exec::host{});
       run(variables,
           [&](const auto& q, const auto& r, const auto& corr) { P::vjp(args, tape, q, r, corr); });

@@ -201,6 +201,25 @@ def test_missing_field_and_densities_raise():
         st.gradient(x, h, m, kinds, rho, f, neighbors, domain, references=ref)
 
 
+def test_a_field_the_operator_does_not_take_is_a_value_error():
+    """The operator's own rule (C++'s accepts_field), before any work: a scalar has no
+    divergence in 2D, there is no curl in 1D, an empty field axis is refused."""
+    x, h, m, kinds, domain = cloud(n=12)
+    rho, neighbors = np.ones(12), sphad.neighbor_list(x, h, domain)
+    out = np.full(12, -7.0)
+    with pytest.raises(ValueError, match="`values`: this operator does not take fields"):
+        sphad.divergence(x, h, m, kinds, rho, np.ones(12), neighbors, domain, out=out)
+    assert np.all(out == -7.0)
+    with pytest.raises(ValueError, match="`values`: this operator does not take fields"):
+        sphad.curl(x, h, m, kinds, rho, np.ones((12, 3)), neighbors, domain)
+    x1, h1, m1, k1, domain1 = cloud(n=12, dim=1)
+    with pytest.raises(ValueError, match="`values`: this operator does not take fields"):
+        sphad.curl(x1, h1, m1, k1, rho, np.ones((12, 1)), sphad.neighbor_list(x1, h1, domain1),
+                   domain1)
+    with pytest.raises(ValueError, match="every field axis needs at least one entry"):
+        sphad.gradient(x, h, m, kinds, rho, np.ones((12, 0)), neighbors, domain)
+
+
 def correction_states(n, dim, seed=9, identity=False):
     """CRK factors, renormalization matrices and grad-h Omega for n queries (leaves requiring
     grad): the identity (A = 1, B = 0, L = I, Omega = 1), or near it at random."""

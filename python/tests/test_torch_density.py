@@ -148,6 +148,24 @@ def test_one_tensor_in_two_roles_gets_the_sum_of_its_two_gradients():
         assert torch.allclose(once.grad, q.grad + r.grad, rtol=1e-14, atol=1e-14 * once.grad.abs().max())
 
 
+@pytest.mark.parametrize("support", [sphad.SupportScheme.Gather,
+                                     sphad.SupportScheme.KernelMeanSymmetric])
+def test_a_position_gradient_alone_tracks_only_the_positions_with_the_same_bits(support):
+    """When only the positions need a gradient, the entry's sweep tracks them alone (fewer
+    directions per pair: the inputs without grad cost nothing); their gradient is the same,
+    bit for bit, as when every input is tracked."""
+    x, h, m, kinds, domain = tensors()
+    neighbors = sphad.neighbor_list(x.detach(), h.detach(), domain, support=support)
+    grads = []
+    for others in (True, False):
+        xs = x.detach().clone().requires_grad_(True)
+        hs, ms = (t.detach().clone().requires_grad_(others) for t in (h, m))
+        (st.density(xs, hs, ms, kinds, neighbors, domain, support=support) ** 2).sum().backward()
+        assert (hs.grad is not None) == others
+        grads.append(xs.grad)
+    assert torch.equal(grads[0], grads[1])
+
+
 def test_a_call_without_derivatives_skips_autograd_and_gives_the_same_bits():
     x, h, m, kinds, domain = tensors()
     neighbors = sphad.neighbor_list(x.detach(), h.detach(), domain)
