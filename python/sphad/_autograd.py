@@ -139,15 +139,15 @@ class _Spec:
 
 def _distinct(inputs):
     """The `layout` of `_Spec` and the distinct tensors of `inputs`."""
+    index: dict = {}  # id -> position among the distinct tensors
     distinct, layout = [], []
     for t in inputs:
         if t is None:
             layout.append(-1)
             continue
-        k = next((j for j, d in enumerate(distinct) if d is t), -1)
-        if k < 0:
+        k = index.setdefault(id(t), len(distinct))
+        if k == len(distinct):
             distinct.append(t)
-            k = len(distinct) - 1
         layout.append(k)
     return tuple(layout), distinct
 
