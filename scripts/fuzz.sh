@@ -32,9 +32,9 @@ mkdir -p build/fuzz/findings
 pids=()
 for target in "${targets[@]}"; do
   mkdir -p "build/fuzz/corpus/$target"
-  # -timeout: an input running 10 s is a hang (the Python target's 60 s: its first call of an
-  # entry may compile it); -rss_limit_mb: one using 2 GB (Python with torch: 4 GB) is a leak
-  # or an unbounded allocation. Both are findings.
+  # -timeout: an input running 10 s is a hang (the Python target's 60 s: two cores shared by
+  # seven fuzzers; it compiles its entries before fuzzing); -rss_limit_mb: one using 2 GB
+  # (Python with torch: 4 GB) is a leak or an unbounded allocation. Both are findings.
   if [ "$target" = python ]; then
     "$python_env/bin/python" -P python/fuzz/fuzz_calls.py "build/fuzz/corpus/$target" \
       python/fuzz/corpus -max_total_time="$seconds" -timeout=60 -rss_limit_mb=4096 \
