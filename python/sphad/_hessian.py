@@ -9,7 +9,8 @@ import torch
 
 from ._calls import (ALL_INPUTS, DERIVED_INPUTS, INPUTS, Entry, GradientScheme, Operator,
                      entry)
-from ._autograd import _adjoint, _gradients, _operator, _vmap_by_loop, cached_signature
+from ._autograd import _adjoint, _operator, _vmap_by_loop, cached_signature
+from ._torch_calls import _gradients
 
 
 _divergences: dict = {}

@@ -18,7 +18,8 @@ from . import _ops
 from . import (CRKState, Direction, DivergenceMode, Domain, GradientScheme,  # noqa: F401
                Kernel, LaplacianScheme, NeighborList, Particles, SupportScheme)
 from ._calls import DOCS, make_operator, make_pipelines
-from ._autograd import _plain, torch_backend
+from ._autograd import torch_backend
+from ._torch_calls import _plain
 
 __all__ = ["NeighborTensors", "covariance", "crk_factors", "curl", "density", "divergence",
            "grad_h_omegas", "gradient", "interpolate", "laplacian", "neighbor_tensors",
