@@ -4,9 +4,10 @@
 # SECONDS (default 60), all at once, starting from its committed corpus in tests/fuzz/corpus
 # (so every past finding is replayed first). New inputs go to build/fuzz/corpus/<target>, the
 # input of a finding to build/fuzz/findings/. Exits non-zero when any target finds anything.
-# The Python binding's target, `python` (python/fuzz/fuzz_calls.py, atheris), runs beside them
-# where the Python environment of scripts/python-env.sh has the package installed
-# (scripts/test-python.sh installs it); its corpus is python/fuzz/corpus.
+# The Python binding's target, `python` (python/fuzz/fuzz_calls.py, atheris), runs after them,
+# alone (beside them it slowed a C++ target's slow seed past its timeout), where the Python
+# environment of scripts/python-env.sh has the package installed (scripts/test-python.sh
+# installs it); its corpus is python/fuzz/corpus.
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET ...]
 #   (targets: evaluate neighbor_list output tape rollout solver python)
 set -euo pipefail
@@ -24,41 +25,56 @@ if [ "${#targets[@]}" -eq 0 ]; then
     echo "== fuzz python: skipped (no environment with atheris and sphad at $python_env)"
   fi
 fi
-bash scripts/install-deps.sh clang libclang-rt-14-dev
-cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz -j "$(nproc)"
+cpp_targets=()
+run_python=0
+for target in "${targets[@]}"; do
+  if [ "$target" = python ]; then run_python=1; else cpp_targets+=("$target"); fi
+done
+if [ "${#cpp_targets[@]}" -gt 0 ]; then
+  bash scripts/install-deps.sh clang libclang-rt-14-dev
+  cmake --preset fuzz >/dev/null
+  cmake --build --preset fuzz -j "$(nproc)"
+fi
 
 mkdir -p build/fuzz/findings
+status=0
+collect() { # collect TARGET PID...: waits for each target's run and reports it
+  local -a names=("${@:1:$#/2}") ids=("${@:$#/2+1}")
+  for i in "${!names[@]}"; do
+    local target="${names[$i]}"
+    if wait "${ids[$i]}"; then
+      echo "== fuzz $target: no finding ($(grep -o 'stat::number_of_executed_units: [0-9]*' \
+        "build/fuzz/$target.log" | grep -o '[0-9]*$') executions, $(grep -o 'cov: [0-9]*' \
+        "build/fuzz/$target.log" | tail -1))"
+    else
+      echo "== fuzz $target: FINDING (the log's end; the input is in build/fuzz/findings/)"
+      tail -n 60 "build/fuzz/$target.log"
+      status=1
+    fi
+  done
+}
+
+# -timeout: an input running 10 s is a hang (the Python target's 60 s: it compiles its entries
+# before fuzzing, but a first call may still load one); -rss_limit_mb: one using 2 GB (Python
+# with torch: 4 GB) is a leak or an unbounded allocation. Both are findings.
 pids=()
-for target in "${targets[@]}"; do
+for target in "${cpp_targets[@]}"; do
   mkdir -p "build/fuzz/corpus/$target"
-  # -timeout: an input running 10 s is a hang (the Python target's 60 s: two cores shared by
-  # seven fuzzers; it compiles its entries before fuzzing); -rss_limit_mb: one using 2 GB
-  # (Python with torch: 4 GB) is a leak or an unbounded allocation. Both are findings.
-  if [ "$target" = python ]; then
-    "$python_env/bin/python" -P python/fuzz/fuzz_calls.py "build/fuzz/corpus/$target" \
-      python/fuzz/corpus -max_total_time="$seconds" -timeout=60 -rss_limit_mb=4096 \
-      -max_len=4096 -print_final_stats=1 -artifact_prefix="build/fuzz/findings/$target-" \
-      >"build/fuzz/$target.log" 2>&1 &
-  else
-    build/fuzz/tests/fuzz/sphad_fuzz_"$target" "build/fuzz/corpus/$target" \
-      "tests/fuzz/corpus/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-      -max_len=4096 -print_final_stats=1 -artifact_prefix="build/fuzz/findings/$target-" \
-      >"build/fuzz/$target.log" 2>&1 &
-  fi
+  build/fuzz/tests/fuzz/sphad_fuzz_"$target" "build/fuzz/corpus/$target" \
+    "tests/fuzz/corpus/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    -max_len=4096 -print_final_stats=1 -artifact_prefix="build/fuzz/findings/$target-" \
+    >"build/fuzz/$target.log" 2>&1 &
   pids+=($!)
 done
-status=0
-for i in "${!targets[@]}"; do
-  target="${targets[$i]}"
-  if wait "${pids[$i]}"; then
-    echo "== fuzz $target: no finding ($(grep -o 'stat::number_of_executed_units: [0-9]*' \
-      "build/fuzz/$target.log" | grep -o '[0-9]*$') executions, $(grep -o 'cov: [0-9]*' \
-      "build/fuzz/$target.log" | tail -1))"
-  else
-    echo "== fuzz $target: FINDING (the log's end; the input is in build/fuzz/findings/)"
-    tail -n 60 "build/fuzz/$target.log"
-    status=1
-  fi
-done
+if [ "${#cpp_targets[@]}" -gt 0 ]; then
+  collect "${cpp_targets[@]}" "${pids[@]}"
+fi
+if [ "$run_python" -eq 1 ]; then
+  mkdir -p build/fuzz/corpus/python
+  "$python_env/bin/python" -P python/fuzz/fuzz_calls.py build/fuzz/corpus/python \
+    python/fuzz/corpus -max_total_time="$seconds" -timeout=60 -rss_limit_mb=4096 \
+    -max_len=4096 -print_final_stats=1 -artifact_prefix=build/fuzz/findings/python- \
+    >build/fuzz/python.log 2>&1 &
+  collect python $!
+fi
 exit "$status"
