@@ -15,9 +15,13 @@ Anything else (another exception, a crash, a hang) is a finding.
 Usage: python -P fuzz/fuzz_calls.py CORPUS_DIR [SEEDS_DIR] [libFuzzer flags, e.g.
 -max_total_time=60]   (scripts/fuzz.sh runs it beside the C++ targets)
 """
+import pathlib
 import sys
 
 import atheris
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests"))
+import faults  # noqa: E402  (tests/faults.py: the fault maker the hostile-input tests share)
 
 with atheris.instrument_imports(include=["sphad"]):
     import numpy as np
@@ -26,7 +30,6 @@ with atheris.instrument_imports(include=["sphad"]):
     import sphad
     import sphad.torch as st
 
-HOSTILE = [np.nan, np.inf, -np.inf, -1.0, 0.0, 1e300, 5e-324]
 KERNELS = [sphad.Kernel.Wendland2, sphad.Kernel.Wendland4, sphad.Kernel.Wendland6,
            sphad.Kernel.CubicSpline]
 SUPPORTS = list(sphad.SupportScheme.__members__.values())
@@ -35,25 +38,8 @@ PIPELINES = ["covariance", "renormalization_matrices", "grad_h_omegas", "crk_fac
 
 
 def corrupt(fdp, a):
-    """`a`, or `a` with one fault the input picks."""
-    fault = fdp.ConsumeIntInRange(0, 9)
-    if fault == 0:
-        return a.astype(np.float32 if a.dtype != np.float32 else np.float64)
-    if fault == 1:
-        return a.astype(np.int64)
-    if fault == 2 and len(a) > 1:
-        return np.repeat(a, 2, axis=0)[::2]  # strided
-    if fault == 3 and len(a) > 0:
-        return a[:-1].copy()
-    if fault == 4 and a.size > 0:
-        b = a.copy()
-        k = fdp.ConsumeIntInRange(0, b.size - 1)
-        if b.dtype == np.int32:
-            b.flat[k] = [-1, 4, 2**31 - 1][fdp.ConsumeIntInRange(0, 2)]
-        else:
-            b.flat[k] = HOSTILE[fdp.ConsumeIntInRange(0, len(HOSTILE) - 1)]
-        return b
-    return a
+    """`a`, or `a` with one fault the input picks (tests/faults.py)."""
+    return faults.corrupt(lambda k: fdp.ConsumeIntInRange(0, k - 1), a, clean=5)
 
 
 def particle_set(fdp, rng, n, dim, dtype):
