@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
 """sphad: differentiable SPH operators from Python.
 
-The arrays are NumPy arrays or torch tensors (CPU), C-contiguous, float32 or float64 (kinds:
-int32); none is ever copied or converted. Outputs are the caller's arrays (``out=``) or are
+The arrays are NumPy arrays or torch tensors (CPU or CUDA), C-contiguous, float32 or float64
+(kinds: int32); none is ever copied or converted. Outputs are the caller's arrays (``out=``) or are
 allocated like the positions. ``sphad.torch`` wraps the calls as ``torch.autograd`` Functions;
 importing ``sphad`` does not import torch.
 
@@ -18,7 +18,7 @@ import numpy as np
 
 from . import _core, _entries  # noqa: F401
 from ._calls import (DOCS, OUT, CRKFactors, CRKState, Domain, Entry,  # noqa: F401
-                     Operator, Particles, entry_key, make_operator, make_pipelines, slots)
+                     Operator, Particles, entry_key, make_operator, make_pipelines, search, slots)
 from ._core import (Direction, DivergenceMode, GradientScheme, Kernel, LaplacianScheme,
                     NeighborList, SupportScheme)
 
@@ -37,7 +37,7 @@ def neighbor_list(positions, supports, domain: Domain,
     two entries are positions and supports; default: the queries themselves), as a C++-owned
     list (its ``offsets`` and ``neighbors`` read without a copy)."""
     rx, rh = (positions, supports) if references is None else (references[0], references[1])
-    return _core.neighbor_list(positions, supports, rx, rh, domain._native, support, skin)
+    return search(positions, supports, rx, rh, domain, support, skin)
 
 
 _NUMPY = " NumPy arrays (``out``: the output array, else one is allocated); sphad.torch for " \

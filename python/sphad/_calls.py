@@ -143,24 +143,58 @@ def _dtype_name(array) -> str:
 
 
 def entry_key(op: Operator, dim: int, dtype: str, field_shape: Optional[tuple],
-              volumes: bool, correction_bits: int = 0) -> str:
+              volumes: bool, correction_bits: int = 0, cuda: bool = False) -> str:
     """The key of `op`'s entry in `dim` dimensions, dtype "float32" or "float64", for fields of
-    trailing shape `field_shape` (None: no field), the volume flag and the corrections."""
+    trailing shape `field_shape` (None: no field), the volume flag and the corrections, for
+    arrays in host memory or (`cuda`) on a CUDA device."""
     return _entries.key(op.cpp, dim, dtype, _entries.field_type(field_shape, dtype), volumes,
-                        correction_bits)
+                        correction_bits, cuda)
+
+
+def is_cuda(array) -> bool:
+    """Whether `array` is in CUDA memory (a torch tensor on a GPU; NumPy never is)."""
+    return getattr(array, "is_cuda", False) is True
+
+
+def _check_positions(positions) -> None:
+    if len(positions.shape) != 2 or positions.shape[1] not in (1, 2, 3):
+        raise ValueError(f"sphad: argument `positions`: has shape {tuple(positions.shape)}, "
+                         "expected (n, D), D = 1, 2, 3")
 
 
 def entry(op: Operator, positions, field_shape: Optional[tuple], volumes: bool,
           correction_bits: int = 0, function: str = "entry") -> Entry:
-    """The entry of `op` for positions like `positions` (D and dtype), fields of trailing shape
-    `field_shape` (None: the operator reads no field) and the volume flag (compiled and loaded
-    on first use)."""
-    if len(positions.shape) != 2 or positions.shape[1] not in (1, 2, 3):
-        raise ValueError(f"sphad: argument `positions`: has shape {tuple(positions.shape)}, "
-                         "expected (n, D), D = 1, 2, 3")
+    """The entry of `op` for positions like `positions` (D, dtype, host or CUDA memory), fields
+    of trailing shape `field_shape` (None: the operator reads no field) and the volume flag
+    (compiled and loaded on first use)."""
+    _check_positions(positions)
     return _describe(entry_key(op, positions.shape[1], _dtype_name(positions),
                                None if field_shape is None else tuple(field_shape), volumes,
-                               correction_bits), function)
+                               correction_bits, is_cuda(positions)), function)
+
+
+def search(positions, supports, reference_positions, reference_supports, domain: Domain,
+           support: SupportScheme, skin: float) -> NeighborList:
+    """The C++ search: the module's on the host, the search entry's on a CUDA device."""
+    if not is_cuda(positions):
+        return _core.neighbor_list(positions, supports, reference_positions, reference_supports,
+                                   domain._native, support, skin)
+    from . import _jit
+    _check_positions(positions)
+    key = _entries.search_key(positions.shape[1], _dtype_name(positions))
+    arrays = slots((positions, supports) + (None,) * (INPUTS - 2) +
+                   (reference_positions, reference_supports) + (None,) * (INPUTS - 2) +
+                   _NO_CORRECTIONS)
+    return _core.neighbor_list_on_device(_jit.entry(key), arrays, domain._native, support,
+                                         float(skin))
+
+
+def search_entry(positions) -> int:
+    """The address of the search entry of CUDA positions like these (0 on the host)."""
+    if not is_cuda(positions):
+        return 0
+    from . import _jit
+    return _jit.entry(_entries.search_key(positions.shape[1], _dtype_name(positions)))
 
 
 def _describe(key: str, function: str = "entry") -> Entry:
@@ -201,7 +235,8 @@ def prepare(choices: tuple, q: tuple, r: tuple, correction_bits: int, function: 
                              f"shape {tuple(r[6].shape[1:])}, the queries' values "
                              f"{tuple(field_shape)}")
     x = q[0]
-    cache_key = (choices, x.shape[1:], x.dtype, field_shape, volumes, correction_bits)
+    cache_key = (choices, x.shape[1:], x.dtype, is_cuda(x), field_shape, volumes,
+                 correction_bits)
     found = _entry_cache.get(cache_key)
     if found is None:
         found = entry(Operator(*choices), x, field_shape, volumes, correction_bits, function)
@@ -322,6 +357,11 @@ def pipeline_entry(pipeline: str, kernel, support, positions, volumes: bool,
     """The entry of a correction pipeline ("CRK", "Renormalization", "Omegas")."""
     cache_key = (pipeline, kernel, support, positions.shape[1:], positions.dtype, volumes,
                  correction_bits)
+    if is_cuda(positions):
+        raise NotImplementedError(
+            "sphad: the correction pipelines (crk_factors, renormalization_matrices, "
+            "grad_h_omegas, covariance) run on CPU arrays only: compute the states on the CPU "
+            "and move them (the corrected operators take them on CUDA)")
     found = _pipeline_cache.get(cache_key)
     if found is None:
         for name, value, kind in (("kernel", kernel, Kernel), ("support", support, SupportScheme)):

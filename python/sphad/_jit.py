@@ -3,7 +3,9 @@
 use from the entry's generated source (sphad._entries) with the compiler and flags the module
 was built with (_build.json) and the headers installed beside it, cached on disk under
 $SPHAD_CACHE_DIR (default ~/.cache/sphad) by a hash of compiler, flags and headers, so a later
-process loads it without compiling.
+process loads it without compiling. The entries of CUDA arrays (keys ending `;cuda`) are
+compiled by nvcc (found when the module was built, or $SPHAD_NVCC) for one GPU architecture:
+$SPHAD_CUDA_ARCH, else the compute capability of the GPU torch sees, else the build's default.
 """
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import json
 import os
 import pathlib
 import subprocess
+import sys
 import tempfile
 import threading
 
@@ -45,23 +48,64 @@ def cache_dir() -> pathlib.Path:
     return _cache_dir
 
 
-def compile_entry(key: str) -> pathlib.Path:
+def nvcc() -> str:
+    """The CUDA compiler of the CUDA entries ($SPHAD_NVCC, else the one the build found)."""
+    found = os.environ.get("SPHAD_NVCC") or _build_config().get("cuda_compiler")
+    if not found:
+        raise NotImplementedError(
+            "sphad: CUDA arrays need the package built where nvcc is found (or $SPHAD_NVCC "
+            "naming it): their entries are compiled by nvcc on first use")
+    return found
+
+
+def cuda_architecture() -> str:
+    """The architecture the CUDA entries are compiled for ("90": sm_90)."""
+    arch = os.environ.get("SPHAD_CUDA_ARCH")
+    if arch:
+        return arch
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_available():
+        major, minor = torch.cuda.get_device_capability()
+        return f"{major}{minor}"
+    return str(_build_config().get("cuda_architecture") or "90")
+
+
+def _command(key: str, src: pathlib.Path, out: pathlib.Path, warnings_as_errors: bool) -> list:
+    config = _build_config()
+    includes = ["-I", str(_here / "include"), "-I", str(_here / "include" / "python")]
+    if not _entries.is_cuda(key):
+        return [config["compiler"], "-std=c++17", *config["flags"], "-fPIC", "-shared",
+                *includes, str(src), "-o", str(out)]
+    host = ["-fPIC", *config.get("openmp_flags", "").split()]
+    if warnings_as_errors:
+        host += ["-Wall", "-Wextra", "-Werror"]
+    arch = cuda_architecture()
+    return [nvcc(), "-std=c++17", "-O3", f"-arch=sm_{arch}", "--extended-lambda",
+            *(["-Werror=all-warnings"] if warnings_as_errors else []),
+            "-Xcompiler=" + ",".join(host), "-ccbin", config["compiler"], "-shared", *includes,
+            "-x", "cu", str(src), "-o", str(out)]
+
+
+def _file_name(key: str) -> str:
+    return _entries.symbol(key) + (f"_sm{cuda_architecture()}" if _entries.is_cuda(key) else "") \
+        + ".so"
+
+
+def compile_entry(key: str, warnings_as_errors: bool = False) -> pathlib.Path:
     """The shared object of entry `key`, compiled into the cache unless it is there already
     (several processes may compile the same entry: each writes its own file, the last rename
-    wins, every copy is the same)."""
+    wins, every copy is the same). `warnings_as_errors`: a compiler warning fails it (the
+    tests' check of the generated sources)."""
     directory = cache_dir()
-    target = directory / (_entries.symbol(key) + ".so")
+    target = directory / _file_name(key)
     if target.exists():
         return target
     directory.mkdir(parents=True, exist_ok=True)
-    config = _build_config()
     with tempfile.TemporaryDirectory(dir=directory) as scratch:
         src = pathlib.Path(scratch) / "entry.cpp"
         src.write_text(_entries.source([key], single=True))
         tmp = pathlib.Path(scratch) / "entry.so"
-        command = [config["compiler"], "-std=c++17", *config["flags"], "-fPIC", "-shared",
-                   "-I", str(_here / "include"), "-I", str(_here / "include" / "python"),
-                   str(src), "-o", str(tmp)]
+        command = _command(key, src, tmp, warnings_as_errors)
         done = subprocess.run(command, capture_output=True, text=True)
         if done.returncode != 0:
             raise RuntimeError(f"sphad: compiling the operator entry {key!r} failed:\n"
@@ -87,4 +131,4 @@ def entry(key: str) -> int:
 
 def is_compiled(key: str) -> bool:
     """Whether entry `key` is built in or already in the cache (a call makes no compile)."""
-    return key in _addresses or (cache_dir() / (_entries.symbol(key) + ".so")).exists()
+    return key in _addresses or (cache_dir() / _file_name(key)).exists()

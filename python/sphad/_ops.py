@@ -13,7 +13,7 @@ import torch
 
 from . import _core
 from ._calls import (DERIVED_INPUTS, GRADIENTS, OUT, OUT_TANGENT, SEED, SLOTS, TANGENTS,
-                     Domain, Entry, SupportScheme, _describe)
+                     Domain, Entry, SupportScheme, _describe, search, search_entry)
 
 
 class NeighborTensors(NamedTuple):
@@ -49,10 +49,12 @@ def neighbor_list(query_positions: torch.Tensor, query_supports: torch.Tensor,
                   reference_positions: torch.Tensor, reference_supports: torch.Tensor,
                   min: List[float], max: List[float], periodic: List[bool], support: int,
                   skin: float) -> List[torch.Tensor]:
-    found = _core.neighbor_list(query_positions, query_supports, reference_positions,
-                                reference_supports, _core._Domain(min, max, periodic),
-                                SupportScheme(support), skin)
+    found = search(query_positions, query_supports, reference_positions, reference_supports,
+                   Domain(min, max, periodic), SupportScheme(support), skin)
     # (copies: the search's list is C++ memory, read-only from Python)
+    if found.device >= 0:
+        return [torch.from_dlpack(found.offsets).clone(),
+                torch.from_dlpack(found.neighbors).clone()]
     return [torch.tensor(found.offsets), torch.tensor(found.neighbors)]
 
 
@@ -111,7 +113,8 @@ def run(key: str, verb: int, function: str, offsets: torch.Tensor, neighbors: to
                 arrays[TANGENTS + d] = t
             result = result + tangents
     _core.run_with_list(_address(key), verb, function, arrays, offsets, neighbors, min, max,
-                        periodic, _core.Direction(direction), calibration_n_h, tau)
+                        periodic, _core.Direction(direction), calibration_n_h, tau,
+                        search_entry(positions))
     return result
 
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// How arrays cross from Python: any DLPack or buffer-protocol array (torch, NumPy) on the CPU,
-// received untyped so that nanobind never converts (copies) one; its dtype, rank, shape and
-// layout are checked here, naming the Python argument: a wrong dtype or a non-contiguous array
-// is a TypeError, a wrong shape a ValueError (sphad::InvalidArgument).
+// How arrays cross from Python: any DLPack or buffer-protocol array (torch, NumPy) in host or
+// CUDA memory, received untyped so that nanobind never converts (copies) one; its dtype, rank,
+// shape and layout are checked here, naming the Python argument: a wrong dtype or a non-contiguous
+// array is a TypeError, a wrong shape a ValueError (sphad::InvalidArgument).
 #pragma once
 
 #include <sphad/errors.hpp>
@@ -22,25 +22,30 @@ namespace sphad::python {
 
 namespace nb = nanobind;
 
-/// An array as received, without a copy: any dtype, any layout, CPU memory. A view of a torch
-/// tensor through DLPack's C exchange API (dlpack_exchange.hpp; valid while the call holds the
-/// tensor), or of any other DLPack or buffer-protocol array through nanobind, which it keeps.
+/// An array as received, without a copy: any dtype, any layout, host or CUDA memory. A view of a
+/// torch tensor through DLPack's C exchange API (dlpack_exchange.hpp; valid while the call holds
+/// the tensor), or of any other DLPack or buffer-protocol array through nanobind, which it keeps.
 class Array {
 public:
   static constexpr int max_rank = 8;
 
   Array() = default;
 
-  /// `object` as an array; nullopt where it is none on the CPU (or has more than max_rank
-  /// dimensions).
+  /// DLPack's device types this module reads: host memory and CUDA device memory.
+  static constexpr std::int32_t cpu = 1, cuda = 2;
+
+  /// `object` as an array; nullopt where it is none in host or CUDA memory (or has more than
+  /// max_rank dimensions).
   static std::optional<Array> from_python(nb::handle object) {
     Array a;
     dlpack_exchange::DLTensor view;
     if (dlpack_exchange::view(object, view)) {
-      if (view.device.device_type != std::int32_t(nb::device::cpu::value) || view.ndim > max_rank ||
-          view.ndim < 0) {
+      if ((view.device.device_type != cpu && view.device.device_type != cuda) ||
+          view.ndim > max_rank || view.ndim < 0) {
         return std::nullopt;
       }
+      a.device_ = view.device.device_type == cuda ? view.device.device_id : -1;
+      a.exchange_ = true;
       a.data_ = static_cast<char*>(view.data) + view.byte_offset;
       a.ndim_ = view.ndim;
       a.dtype_ = view.dtype;
@@ -52,10 +57,12 @@ public:
       }
       return a;
     }
-    nb::ndarray<nb::device::cpu> owner;
-    if (!nb::try_cast(object, owner, false) || owner.ndim() > std::size_t(max_rank)) {
+    nb::ndarray<> owner;
+    if (!nb::try_cast(object, owner, false) || owner.ndim() > std::size_t(max_rank) ||
+        (owner.device_type() != cpu && owner.device_type() != cuda)) {
       return std::nullopt;
     }
+    a.device_ = owner.device_type() == cuda ? owner.device_id() : -1;
     a.data_ = owner.data();
     a.ndim_ = int(owner.ndim());
     a.dtype_ = owner.dtype();
@@ -80,6 +87,10 @@ public:
     return n;
   }
   nb::dlpack::dtype dtype() const { return dtype_; }
+  /// The CUDA device holding it; -1: host memory.
+  int device() const { return device_; }
+  /// Whether it came through DLPack's C exchange API (whose producer knows its work stream).
+  bool exchanged() const { return exchange_; }
 
 private:
   void* data_ = nullptr;
@@ -87,7 +98,9 @@ private:
   nb::dlpack::dtype dtype_{};
   std::int64_t shape_[max_rank] = {};
   std::int64_t strides_[max_rank] = {};
-  std::optional<nb::ndarray<nb::device::cpu>> owner_; ///< nanobind's import, kept alive
+  int device_ = -1;
+  bool exchange_ = false;
+  std::optional<nb::ndarray<>> owner_; ///< nanobind's import, kept alive
 };
 
 template <class T>
@@ -101,6 +114,11 @@ const char* dtype_name() {
   } else {
     return "int64";
   }
+}
+
+/// Where an array is, for messages: "the CPU" or "cuda:K".
+inline std::string device_name(int device) {
+  return device < 0 ? "the CPU" : "cuda:" + std::to_string(device);
 }
 
 inline std::string shape_of(const Array& a) {
@@ -142,6 +160,12 @@ struct Name {
 template <class T, int Columns = 0>
 T* checked(const Array& a, const char* function, const Name& argument, std::int64_t rows = -1) {
   using namespace std::string_literals;
+  if (a.device() >= 0) {
+    throw nb::type_error(("sphad::"s + function + ": argument `" + argument.str() +
+                          "` must be in host memory here (it is on " + device_name(a.device()) +
+                          ")")
+                             .c_str());
+  }
   if (a.dtype() != nb::dtype<T>()) {
     throw nb::type_error(("sphad::"s + function + ": argument `" + argument.str() +
                           "` must have dtype " + dtype_name<T>() + " (no conversion is made)")

@@ -11,6 +11,10 @@
 
 #include "operator_call.hpp"
 
+#if defined(SPHAD_PYTHON_CUDA)
+#include <sphad/exec/cuda.hpp>
+#endif
+
 #include <cstdio>
 #include <exception>
 #include <functional>
@@ -124,6 +128,63 @@ Span<E> optional(const OperatorCall& c, int s, std::int64_t n) {
 }
 
 } // namespace entry_detail
+
+/// The execution space of this translation unit's entries: CUDA where it is compiled by nvcc
+/// with SPHAD_PYTHON_CUDA (sphad/_jit.py does so for the entries of CUDA arrays), else the host.
+#if defined(SPHAD_PYTHON_CUDA)
+using Space = exec::cuda;
+#else
+using Space = exec::host;
+#endif
+
+/// The call's execution space: on CUDA, its stream.
+inline Space space_of(const OperatorCall& c) {
+#if defined(SPHAD_PYTHON_CUDA)
+  return exec::cuda{static_cast<cudaStream_t>(c.stream)};
+#else
+  (void)c;
+  return exec::host{};
+#endif
+}
+
+/// The call's neighbour list, of execution space S.
+template <class S = Space>
+const NeighborList<S>& list_of(const OperatorCall& c) {
+  return *static_cast<const NeighborList<S>*>(c.list);
+}
+
+/// For the duration of an entry: the call's arrays are where the entry's space works (a CUDA
+/// entry for device memory, a host entry for host memory), and on CUDA the current device is
+/// theirs (the previous one restored after).
+class OnCallDevice {
+public:
+  explicit OnCallDevice(const OperatorCall& c) {
+    const bool device_arrays = c.device >= 0;
+    constexpr bool cuda_entry = !std::is_same_v<Space, exec::host>;
+    SPHAD_REQUIRE(device_arrays == cuda_entry, c.function, "positions",
+                  device_arrays ? "is CUDA memory, and this entry runs on the host"
+                                : "is host memory, and this entry runs on CUDA");
+#if defined(SPHAD_PYTHON_CUDA)
+    sphad::detail::check_cuda(cudaGetDevice(&previous_), "cudaGetDevice");
+    if (previous_ != c.device) {
+      sphad::detail::check_cuda(cudaSetDevice(c.device), "cudaSetDevice");
+    }
+#endif
+  }
+  OnCallDevice(const OnCallDevice&) = delete;
+  OnCallDevice& operator=(const OnCallDevice&) = delete;
+  ~OnCallDevice() {
+#if defined(SPHAD_PYTHON_CUDA)
+    int now = previous_;
+    if (cudaGetDevice(&now) == cudaSuccess && now != previous_) {
+      cudaSetDevice(previous_);
+    }
+#endif
+  }
+
+private:
+  int previous_ = -1;
+};
 
 /// A derived index known at compile time (a wrapper may give each input its own view type).
 template <int D>
@@ -265,7 +326,7 @@ struct PlainArrays {
 template <class T>
 struct TangentArrays {
   const OperatorCall& c;
-  std::vector<std::vector<T>> zeros;
+  std::vector<Buffer<T, Space>> zeros; // in the space's memory (filled on the call's stream)
   explicit TangentArrays(const OperatorCall& call) : c(call) { zeros.reserve(slot::all_derived); }
   template <int d, class E>
   DualView<E, 1> operator()(Derived<d>, Span<const E> span) {
@@ -274,7 +335,9 @@ struct TangentArrays {
     if (entry_detail::given(c, s)) {
       t = entry_detail::view<const E>(c, s, span.size());
     } else {
-      zeros.emplace_back(std::size_t(span.size()) * sizeof(E) / sizeof(T), T(0));
+      const std::int64_t n = span.size() * std::int64_t(sizeof(E) / sizeof(T));
+      zeros.emplace_back(space_of(c), n);
+      exec::fill(space_of(c), zeros.back().data(), n, T(0));
       t = Span<const E>(reinterpret_cast<const E*>(zeros.back().data()), span.size());
     }
     return with_tangents<1>(span, t);
@@ -303,7 +366,7 @@ inline bool wants_positions_only(const OperatorCall& c) {
 template <Tracking Tracked = Tracking::all>
 struct VariableArrays {
   const OperatorCall& c;
-  std::vector<std::function<void(const Tape<exec::host>&)>> copies;
+  std::vector<std::function<void(const Tape<Space>&)>> copies;
   template <int d, class E>
   auto operator()(Derived<d>, Span<const E> span) {
     if constexpr (Tracked == Tracking::positions && d != slot::set_derived(0, 0) &&
@@ -314,12 +377,12 @@ struct VariableArrays {
       const int s = slot::gradient(d);
       if (entry_detail::given(c, s)) {
         const auto g = entry_detail::view<E>(c, s, span.size());
-        copies.emplace_back([v, g](const Tape<exec::host>& tape) { tape.copy_gradient(v, g); });
+        copies.emplace_back([v, g](const Tape<Space>& tape) { tape.copy_gradient(v, g); });
       }
       return v;
     }
   }
-  void copy_gradients(const Tape<exec::host>& tape) const {
+  void copy_gradients(const Tape<Space>& tape) const {
     for (const auto& copy : copies) {
       copy(tape);
     }

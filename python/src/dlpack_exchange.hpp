@@ -94,4 +94,17 @@ inline bool view(nb::handle object, DLTensor& out) {
   return true;
 }
 
+/// The stream `object`'s producer works on for CUDA device `device_id` (torch: its current
+/// stream); null where its type has no exchange API or does not say (the legacy default stream).
+inline void* work_stream(nb::handle object, int device_id) {
+  const Api* api = api_of(Py_TYPE(object.ptr()));
+  void* stream = nullptr;
+  if (api == nullptr || api->current_work_stream == nullptr ||
+      api->current_work_stream(2 /* kDLCUDA */, device_id, &stream) != 0) {
+    PyErr_Clear();
+    return nullptr;
+  }
+  return stream;
+}
+
 } // namespace sphad::python::dlpack_exchange

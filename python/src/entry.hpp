@@ -29,7 +29,6 @@ template <class Op, int D, class T, class Field, bool Volumes, int Corrections>
 void operator_entry(int verb, OperatorCall& c) noexcept {
   constexpr bool densities = Op::needs_densities;
   reporting_errors(c, [&] {
-    const exec::host ex;
     const CallArgs<D, T, Volumes, Corrections> args(c, verb != int(Verb::describe));
     using Set = decltype(args.template set<densities, 0>(PlainArrays{}));
     using Values = decltype(args.template values<Field, 0>(PlainArrays{}));
@@ -42,16 +41,20 @@ void operator_entry(int verb, OperatorCall& c) noexcept {
       const auto rv = args.template values<Field, 1>(wrap);
       f(q, r, qv, rv, args.corrections(wrap));
     };
-    switch (static_cast<Verb>(verb)) {
-    case Verb::describe:
+    if (verb == int(Verb::describe)) {
       describe_output<Out>(c, 0);
       c.needs_densities = densities;
       c.needs_values = Op::needs_values;
       return;
+    }
+    const OnCallDevice on_device(c);
+    const Space ex = space_of(c);
+    const NeighborList<Space>& list = list_of(c);
+    switch (static_cast<Verb>(verb)) {
     case Verb::value:
       run(PlainArrays{},
           [&](const auto& q, const auto& r, const auto& qv, const auto& rv, const auto& corr) {
-            apply_into<Op>(ex, q, r, args.domain, *c.list, qv, rv, args.template out<Out>(0),
+            apply_into<Op>(ex, q, r, args.domain, list, qv, rv, args.template out<Out>(0),
                            args.options, corr);
           });
       return;
@@ -59,7 +62,7 @@ void operator_entry(int verb, OperatorCall& c) noexcept {
       TangentArrays<T> tangents(c);
       run(tangents,
           [&](const auto& q, const auto& r, const auto& qv, const auto& rv, const auto& corr) {
-            jvp_into<Op>(ex, q, r, args.domain, *c.list, qv, rv, args.template out<Out>(0),
+            jvp_into<Op>(ex, q, r, args.domain, list, qv, rv, args.template out<Out>(0),
                          entry_detail::view<Out>(c, slot::out_tangent, args.rows[0]), args.options,
                          corr);
           });
@@ -70,10 +73,10 @@ void operator_entry(int verb, OperatorCall& c) noexcept {
       // are asked for); the gradients asked for are copied out.
       const auto vjp = [&](auto variables) {
         const auto seed = entry_detail::view<const Out>(c, slot::seed, args.rows[0]);
-        Tape<exec::host> tape(ex);
+        Tape<Space> tape(ex);
         run(variables, [&](const auto& q, const auto& r, const auto& qv, const auto& rv,
                            const auto& corr) {
-          const auto out = record<Op>(tape, q, r, args.domain, *c.list, qv, rv, args.options, corr);
+          const auto out = record<Op>(tape, q, r, args.domain, list, qv, rv, args.options, corr);
           tape.backward(out, seed);
         });
         variables.copy_gradients(tape);
@@ -85,6 +88,8 @@ void operator_entry(int verb, OperatorCall& c) noexcept {
       }
       return;
     }
+    default:
+      break;
     }
     sphad::detail::throw_invalid_argument(c.function, "verb", "unknown");
   });

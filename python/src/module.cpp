@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -34,9 +35,44 @@ void add_builtin_entries(std::vector<std::pair<std::string, EntryFunction>>& out
 
 namespace {
 
-/// A neighbour list owned by C++ (its arrays are exposed read-only, without a copy).
+/// A neighbour list in CUDA memory: made by a search entry compiled for CUDA
+/// (search_entry.hpp), held here as its handle, released through the same entry.
+class DeviceList {
+public:
+  DeviceList(EntryFunction entry, const OperatorCall& made, std::int64_t queries)
+      : entry_(entry), handle_(made.made_list), device(made.device), num_queries(queries),
+        num_pairs(made.num_pairs), offsets(made.made_offsets), neighbors(made.made_neighbors) {}
+  DeviceList(const DeviceList&) = delete;
+  DeviceList& operator=(const DeviceList&) = delete;
+  ~DeviceList() {
+    OperatorCall c;
+    c.function = "NeighborList";
+    c.device = device;
+    c.made_list = handle_;
+    entry_(int(Verb::release), &c); // frees stream-ordered; never throws
+  }
+  const void* handle() const { return handle_; }
+
+private:
+  EntryFunction entry_;
+  void* handle_;
+
+public:
+  const int device;
+  const std::int64_t num_queries;
+  const std::int64_t num_pairs;
+  const std::int64_t* const offsets;
+  const std::int32_t* const neighbors;
+};
+
+/// A neighbour list owned by C++ (its arrays are exposed read-only, without a copy): in host
+/// memory, or in a CUDA device's (`device`; `list` then empty).
 struct PyNeighborList {
   NeighborList<exec::host> list;
+  std::unique_ptr<DeviceList> device;
+
+  std::int64_t num_queries() const { return device ? device->num_queries : list.num_queries; }
+  std::int64_t num_pairs() const { return device ? device->num_pairs : list.num_pairs; }
 };
 
 /// The box as Python gives it: lower and upper corners and the periodic flags, D each.
@@ -129,7 +165,8 @@ std::vector<std::optional<Array>> import_arrays(const nb::sequence& objects, con
     if (!a) {
       throw nb::type_error(("sphad::" + std::string(function) + ": argument `" +
                             entry_detail::slot_name(int(s)) +
-                            "` must be a CPU array (NumPy, or a torch tensor through DLPack)")
+                            "` must be an array in host or CUDA memory (NumPy, or a torch "
+                            "tensor through DLPack)")
                                .c_str());
     }
     arrays[s] = std::move(*a);
@@ -148,6 +185,14 @@ void fill_slots(OperatorCall& c, const std::vector<std::optional<Array>>& arrays
       continue;
     }
     const Array& a = *arrays[std::size_t(s)];
+    if (a.device() != x.device()) {
+      throw nb::type_error(("sphad::"s + c.function + ": argument `" + entry_detail::slot_name(s) +
+                            "` is on " + device_name(a.device()) + " and `positions` on " +
+                            device_name(x.device()) +
+                            ": every array of a call must be on the positions' device (no copy "
+                            "is made)")
+                               .c_str());
+    }
     const bool kinds = s == slot::input(0, 3) || s == slot::input(1, 3);
     const bool int32 = a.dtype() == nb::dtype<std::int32_t>();
     // kinds are int32; an output may be (the entry checks which); the rest the positions' dtype
@@ -172,6 +217,27 @@ void fill_slots(OperatorCall& c, const std::vector<std::optional<Array>>& arrays
       r.shape[k] = std::int64_t(a.shape(std::size_t(k)));
     }
   }
+  c.device = x.device();
+}
+
+/// The box in the call (D entries each, the positions' D).
+void set_domain(OperatorCall& c, const PyDomain& d) {
+  SPHAD_REQUIRE(d.min.size() == std::size_t(c.dim) && d.max.size() == std::size_t(c.dim) &&
+                    d.periodic.size() == std::size_t(c.dim),
+                c.function, "domain",
+                sphad::detail::concat(
+                    "has ", d.min.size(), ", ", d.max.size(), " and ", d.periodic.size(),
+                    " entries in min, max and periodic; the positions have ", c.dim, " columns"));
+  for (int a = 0; a < c.dim; ++a) {
+    c.min[a] = d.min[std::size_t(a)];
+    c.max[a] = d.max[std::size_t(a)];
+    c.periodic[a] = d.periodic[std::size_t(a)];
+  }
+}
+
+/// On CUDA: the stream of the positions' producer (torch's current stream), else null.
+void set_stream(OperatorCall& c, const nb::sequence& objects) {
+  c.stream = c.device >= 0 ? dlpack_exchange::work_stream(objects[0], c.device) : nullptr;
 }
 
 /// Raises the entry's error, if any, as ValueError (invalid argument) or RuntimeError.
@@ -197,19 +263,16 @@ double run_timed(std::uintptr_t address,
   const auto arrays = import_arrays(objects, function);
   fill_slots(c, arrays);
   SPHAD_REQUIRE(verb >= 1 && verb <= 3, function, "verb", "must be 1, 2 or 3");
-  const PyDomain& d = *call.domain;
-  SPHAD_REQUIRE(d.min.size() == std::size_t(c.dim) && d.max.size() == std::size_t(c.dim) &&
-                    d.periodic.size() == std::size_t(c.dim),
-                function, "domain",
-                sphad::detail::concat(
-                    "has ", d.min.size(), ", ", d.max.size(), " and ", d.periodic.size(),
-                    " entries in min, max and periodic; the positions have ", c.dim, " columns"));
-  for (int a = 0; a < c.dim; ++a) {
-    c.min[a] = d.min[std::size_t(a)];
-    c.max[a] = d.max[std::size_t(a)];
-    c.periodic[a] = d.periodic[std::size_t(a)];
-  }
-  c.list = &call.neighbors->list;
+  set_domain(c, *call.domain);
+  const DeviceList* on_device = call.neighbors->device.get();
+  const int list_device = on_device != nullptr ? on_device->device : -1;
+  SPHAD_REQUIRE(list_device == c.device, function, "neighbors",
+                "is a list in " +
+                    (list_device < 0 ? std::string("host memory") : device_name(list_device)) +
+                    " and the positions are on " + device_name(c.device) +
+                    ": search with the positions on their device");
+  c.list = on_device != nullptr ? on_device->handle() : &call.neighbors->list;
+  set_stream(c, objects);
   c.direction = call.direction;
   c.calibration_n_h = call.calibration_n_h;
   c.tau = call.tau;
@@ -235,6 +298,55 @@ void run(std::uintptr_t address,
   run_timed(address, verb, function, objects, call, 1);
 }
 
+/// A list in CUDA memory made by search entry `address` (verb search or adopt) over the arrays
+/// in their slots (the queries' and references' positions and supports).
+std::unique_ptr<DeviceList> make_device_list(std::uintptr_t address,
+                                             Verb verb,
+                                             const char* function,
+                                             const nb::sequence& objects,
+                                             const PyDomain& domain,
+                                             int scheme,
+                                             double skin,
+                                             const Array* offsets = nullptr,
+                                             const Array* neighbors = nullptr) {
+  OperatorCall c;
+  c.function = function;
+  const auto arrays = import_arrays(objects, function);
+  fill_slots(c, arrays);
+  SPHAD_REQUIRE(c.device >= 0, function, "positions", "is not in CUDA memory");
+  set_domain(c, domain);
+  set_stream(c, objects);
+  c.scheme = scheme;
+  c.skin = skin;
+  if (verb == Verb::adopt) {
+    const auto list_array = [&](const Array& a, ArrayRef& r, bool int64, const char* name) {
+      const bool dtype_ok =
+          a.dtype() == (int64 ? nb::dtype<std::int64_t>() : nb::dtype<std::int32_t>());
+      if (!dtype_ok || !c_contiguous(a) || a.device() != c.device) {
+        throw nb::type_error(("sphad::" + std::string(function) + ": argument `" + name +
+                              "` must be a contiguous " + (int64 ? "int64" : "int32") +
+                              " array on " + device_name(c.device) + " (no copy is made)")
+                                 .c_str());
+      }
+      r.data = a.data();
+      r.ndim = int(a.ndim());
+      r.int32 = !int64;
+      r.shape[0] = a.ndim() >= 1 ? std::int64_t(a.shape(0)) : 0;
+    };
+    list_array(*offsets, c.list_offsets, true, "offsets");
+    list_array(*neighbors, c.list_neighbors, false, "neighbors");
+  }
+  const auto entry = reinterpret_cast<EntryFunction>(address);
+  {
+    nb::gil_scoped_release unlocked;
+    entry(int(verb), &c);
+  }
+  raise_status(c);
+  return std::make_unique<DeviceList>(entry, c,
+                                      verb == Verb::search ? c.arrays[slot::input(0, 0)].shape[0]
+                                                           : c.list_offsets.shape[0] - 1);
+}
+
 /// `run` over a neighbour list given as arrays (torch tensors: the custom ops' path), with the
 /// box and the options as plain values. The list is the caller's memory, adopted for the call
 /// and released after it; it is checked entry by entry (a hand-made list).
@@ -249,8 +361,19 @@ void run_with_list(std::uintptr_t address,
                    const std::vector<bool>& periodic,
                    OperationDirection direction,
                    double calibration_n_h,
-                   double tau) {
+                   double tau,
+                   std::uintptr_t search_entry) {
   const PyDomain domain{min, max, periodic};
+  if (offsets.device() >= 0 || neighbors.device() >= 0) {
+    // CUDA: the list copied and checked on the device by the search entry (one host read).
+    SPHAD_REQUIRE(search_entry != 0, function, "neighbors",
+                  "is in CUDA memory: give the search entry of the positions' D and dtype");
+    PyNeighborList holder;
+    holder.device = make_device_list(search_entry, Verb::adopt, function, arrays, domain, 0, 0.0,
+                                     &offsets, &neighbors);
+    run(address, verb, function, arrays, PyCall{&holder, &domain, direction, calibration_n_h, tau});
+    return;
+  }
   const auto rows =
       span_of<const std::int64_t, const std::int64_t, 0>(offsets, function, "offsets");
   const auto pairs =
@@ -321,6 +444,31 @@ PyNeighborList neighbor_list(const Array& query_positions,
     });
   });
   return out;
+}
+
+/// The search of CUDA arrays (`arrays`: the call's slots, the queries' and the references'
+/// positions and supports given) through search entry `address`.
+PyNeighborList neighbor_list_on_device(std::uintptr_t address,
+                                       const nb::sequence& arrays,
+                                       const PyDomain& domain,
+                                       SupportScheme support,
+                                       double skin) {
+  PyNeighborList out;
+  out.device =
+      make_device_list(address, Verb::search, "neighbor_list", arrays, domain, int(support), skin);
+  return out;
+}
+
+/// A read-only view of a list's array, without a copy: a NumPy array in host memory, a DLPack
+/// array (torch.from_dlpack reads it) in CUDA memory.
+template <class T>
+nb::object list_array(const PyNeighborList& l, const T* data, std::int64_t n, nb::handle self) {
+  if (l.device) {
+    return nb::cast(nb::ndarray<const T, nb::ndim<1>>(data, {std::size_t(n)}, self, {},
+                                                      nb::dtype<T>(), nb::device::cuda::value,
+                                                      l.device->device));
+  }
+  return nb::cast(nb::ndarray<nb::numpy, const T, nb::ndim<1>>(data, {std::size_t(n)}, self));
 }
 
 } // namespace
@@ -402,22 +550,27 @@ NB_MODULE(_core, m) {
            "max"_a, "periodic"_a);
 
   nb::class_<PyNeighborList>(m, "NeighborList")
-      .def_prop_ro("num_queries", [](const PyNeighborList& l) { return l.list.num_queries; })
-      .def_prop_ro("num_pairs", [](const PyNeighborList& l) { return l.list.num_pairs; })
+      .def_prop_ro("num_queries", &PyNeighborList::num_queries)
+      .def_prop_ro("num_pairs", &PyNeighborList::num_pairs)
+      .def_prop_ro(
+          "device", [](const PyNeighborList& l) { return l.device ? l.device->device : -1; },
+          "the CUDA device holding the list; -1: host memory")
       .def_prop_ro(
           "offsets",
-          [](const PyNeighborList& l) {
-            return nb::ndarray<nb::numpy, const std::int64_t, nb::ndim<1>>(
-                l.list.offsets.data(), {std::size_t(l.list.num_queries + 1)}, nb::handle());
+          [](nb::handle self) {
+            const auto& l = nb::cast<const PyNeighborList&>(self);
+            return list_array(l, l.device ? l.device->offsets : l.list.offsets.data(),
+                              l.num_queries() + 1, self);
           },
-          nb::rv_policy::reference_internal, "int64 [num_queries + 1], read-only, no copy")
+          "int64 [num_queries + 1], read-only, no copy (a DLPack array in CUDA memory)")
       .def_prop_ro(
           "neighbors",
-          [](const PyNeighborList& l) {
-            return nb::ndarray<nb::numpy, const std::int32_t, nb::ndim<1>>(
-                l.list.neighbors.data(), {std::size_t(l.list.num_pairs)}, nb::handle());
+          [](nb::handle self) {
+            const auto& l = nb::cast<const PyNeighborList&>(self);
+            return list_array(l, l.device ? l.device->neighbors : l.list.neighbors.data(),
+                              l.num_pairs(), self);
           },
-          nb::rv_policy::reference_internal, "int32 [num_pairs], read-only, no copy");
+          "int32 [num_pairs], read-only, no copy (a DLPack array in CUDA memory)");
 
   m.def(
       "_exchange_api",
@@ -443,7 +596,13 @@ NB_MODULE(_core, m) {
         "repeats"_a, "`run` repeated: the seconds per run of the C++ entry alone (benchmarks).");
   m.def("run_with_list", &run_with_list, "entry"_a, "verb"_a, "function"_a, "arrays"_a, "offsets"_a,
         "neighbors"_a, "min"_a, "max"_a, "periodic"_a, "direction"_a, "calibration_n_h"_a, "tau"_a,
-        "run over a list given as arrays (the caller's memory, checked entry by entry).");
+        "search_entry"_a = 0,
+        "run over a list given as arrays (the caller's memory, checked entry by entry; in CUDA "
+        "memory copied and checked by `search_entry`).");
+  m.def("neighbor_list_on_device", &neighbor_list_on_device, "entry"_a, "arrays"_a, "domain"_a,
+        "support"_a, "skin"_a,
+        "The search of CUDA arrays (the slots' positions and supports of both sets) through a "
+        "search entry.");
   m.def("describe", &describe, "entry"_a, "function"_a = "describe",
         "(output's trailing shape, needs densities, needs values) of an operator entry.");
   m.def(

@@ -89,12 +89,20 @@ enum class Verb : int {
   value = 1,    ///< out
   jvp = 2,      ///< out, out_tangent along the given tangents (absent: zero)
   vjp = 3,      ///< the given gradient slots for the seed ∂L/∂out
+  // Search entries (search_entry.hpp), on a CUDA device:
+  search = 4,  ///< a list of the queries (set 0) against the references (set 1): `made_list`
+  adopt = 5,   ///< a list copied from `list_offsets`/`list_neighbors`, checked: `made_list`
+  release = 6, ///< frees `made_list`
 };
 
 struct OperatorCall {
   const char* function = "";    ///< the Python function, for messages
   ArrayRef arrays[slot::count]; ///< by `slot`
-  const NeighborList<exec::host>* list = nullptr;
+  /// The neighbour list, of the entry's execution space: a `NeighborList<exec::host>` or, for
+  /// an entry compiled for CUDA, a `NeighborList<exec::cuda>` (made by a search entry).
+  const void* list = nullptr;
+  int device = -1;        ///< the CUDA device holding the arrays; -1: host memory
+  void* stream = nullptr; ///< on CUDA: the stream the work is enqueued on (torch's current one)
   double min[3] = {}, max[3] = {};
   bool periodic[3] = {};
   int dim = 0;
@@ -107,6 +115,15 @@ struct OperatorCall {
   std::int64_t out_shape[slot::outputs][4] = {}; ///< its trailing extents
   bool out_int32[slot::outputs] = {};            ///< int32 elements (else the positions' dtype)
   bool needs_densities = false, needs_values = false;
+  // Search entries: in, the scheme (a `SupportScheme` value), the skin and, to adopt, the list's
+  // arrays; out, the list made (an opaque handle for `release`) and its arrays.
+  int scheme = 0;
+  double skin = 0;
+  ArrayRef list_offsets, list_neighbors;
+  void* made_list = nullptr;
+  std::int64_t num_pairs = 0;
+  const std::int64_t* made_offsets = nullptr;
+  const std::int32_t* made_neighbors = nullptr;
   // Filled on failure:
   int status = 0; ///< 0 ok, 1 invalid argument (ValueError), 2 other error (RuntimeError)
   char message[1024] = {};

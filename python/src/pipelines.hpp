@@ -27,14 +27,14 @@ struct OmegasPipeline {
   template <class Args, class Q, class R, class Corr>
   static void value(const Args& a, const Q& q, const R& r, const Corr&) {
     using T = typename Q::primal_scalar;
-    corrections::grad_h_omegas_into<Kernel>(exec::host{}, q, r, a.domain, *a.c.list,
+    corrections::grad_h_omegas_into<Kernel>(exec::host{}, q, r, a.domain, list_of<exec::host>(a.c),
                                             a.template out<T>(0), a.options);
   }
   template <class Args, class Q, class R, class Corr>
   static void jvp(const Args& a, const Q& q, const R& r, const Corr&) {
     using T = typename Q::primal_scalar;
     std::vector<ops::call_scalar_t<Q, R>> dual(std::size_t(q.size()));
-    corrections::grad_h_omegas_into<Kernel>(exec::host{}, q, r, a.domain, *a.c.list,
+    corrections::grad_h_omegas_into<Kernel>(exec::host{}, q, r, a.domain, list_of<exec::host>(a.c),
                                             Span<ops::call_scalar_t<Q, R>>(dual), a.options);
     split_into(Span<const ops::call_scalar_t<Q, R>>(dual), a.template out<T>(0),
                entry_detail::view<T>(a.c, slot::out_tangent_k(0), q.size()));
@@ -42,8 +42,8 @@ struct OmegasPipeline {
   template <class Args, class Q, class R, class Corr>
   static void vjp(const Args& a, Tape<exec::host>& tape, const Q& q, const R& r, const Corr&) {
     using T = typename Q::primal_scalar;
-    const auto omegas =
-        corrections::record_omegas<Kernel>(tape, q, r, a.domain, *a.c.list, a.options);
+    const auto omegas = corrections::record_omegas<Kernel>(tape, q, r, a.domain,
+                                                           list_of<exec::host>(a.c), a.options);
     tape.backward(omegas, entry_detail::view<const T>(a.c, slot::seed_k(0), q.size()));
   }
 };
@@ -64,7 +64,8 @@ struct RenormalizationPipeline {
   static void value(const Args& a, const Q& q, const R& r, const Corr& corr) {
     using M = Mat<typename Q::primal_scalar, Q::dim, Q::dim>;
     corrections::renormalization_matrices_into<Kernel, Support>(
-        exec::host{}, q, r, a.domain, *a.c.list, a.template out<M>(0), Span<M>{}, a.options, corr);
+        exec::host{}, q, r, a.domain, list_of<exec::host>(a.c), a.template out<M>(0), Span<M>{},
+        a.options, corr);
   }
   template <class Args, class Q, class R, class Corr>
   static void jvp(const Args& a, const Q& q, const R& r, const Corr& corr) {
@@ -72,15 +73,16 @@ struct RenormalizationPipeline {
     using Dual = Mat<ops::call_scalar_t<Q, R, Corr>, Q::dim, Q::dim>;
     std::vector<Dual> dual(std::size_t(q.size()));
     corrections::renormalization_matrices_into<Kernel, Support>(
-        exec::host{}, q, r, a.domain, *a.c.list, Span<Dual>(dual), Span<Dual>{}, a.options, corr);
+        exec::host{}, q, r, a.domain, list_of<exec::host>(a.c), Span<Dual>(dual), Span<Dual>{},
+        a.options, corr);
     split_into(Span<const Dual>(dual), a.template out<M>(0),
                entry_detail::view<M>(a.c, slot::out_tangent_k(0), q.size()));
   }
   template <class Args, class Q, class R, class Corr>
   static void vjp(const Args& a, Tape<exec::host>& tape, const Q& q, const R& r, const Corr& corr) {
     using M = Mat<typename Q::primal_scalar, Q::dim, Q::dim>;
-    const auto l = corrections::record_renormalization<Kernel, Support>(tape, q, r, a.domain,
-                                                                        *a.c.list, a.options, corr);
+    const auto l = corrections::record_renormalization<Kernel, Support>(
+        tape, q, r, a.domain, list_of<exec::host>(a.c), a.options, corr);
     tape.backward(l, entry_detail::view<const M>(a.c, slot::seed_k(0), q.size()));
   }
 };
@@ -118,21 +120,22 @@ struct CRKPipeline {
     constexpr int D = Q::dim;
     const exec::host ex;
     const auto volumes = a.template out<T>(0);
-    corrections::apparent_volumes_into<Kernel>(ex, q, a.domain, *a.c.list, volumes, a.c.direction);
+    corrections::apparent_volumes_into<Kernel>(ex, q, a.domain, list_of<exec::host>(a.c), volumes,
+                                               a.c.direction);
     const auto weighted = q.with_volumes(Span<const T>(volumes));
     const corrections::CRKStateSpans<D, T> state{a.template out<T>(2), a.template out<Vec<T, D>>(3),
                                                  a.template out<Vec<T, D>>(4),
                                                  a.template out<Mat<T, D, D>>(5)};
-    corrections::crk_factors_into<Kernel>(ex, weighted, weighted, a.domain, *a.c.list, state,
-                                          crk_options<Q>(a.c));
+    corrections::crk_factors_into<Kernel>(ex, weighted, weighted, a.domain,
+                                          list_of<exec::host>(a.c), state, crk_options<Q>(a.c));
     const ops::CRK<D, T> crk{state.a, state.b, state.grad_a, state.grad_b};
-    corrections::crk_density_into<Kernel>(ex, weighted, a.domain, *a.c.list, crk,
+    corrections::crk_density_into<Kernel>(ex, weighted, a.domain, list_of<exec::host>(a.c), crk,
                                           a.template out<T>(1), a.c.direction);
   }
   template <class Args, class Q, class R, class Corr>
   static void jvp(const Args& a, const Q& q, const R&, const Corr&) {
-    const auto f = corrections::compute_crk_factors<Kernel>(exec::host{}, q, a.domain, *a.c.list,
-                                                            crk_options<Q>(a.c));
+    const auto f = corrections::compute_crk_factors<Kernel>(
+        exec::host{}, q, a.domain, list_of<exec::host>(a.c), crk_options<Q>(a.c));
     const auto split = [&](int k, const auto& buffer) {
       using Dual = std::remove_const_t<std::remove_pointer_t<decltype(buffer.data())>>;
       using E = decltype(ops::detail::value_part(std::declval<Dual>()));
@@ -148,8 +151,8 @@ struct CRKPipeline {
   }
   template <class Args, class Q, class R, class Corr>
   static void vjp(const Args& a, Tape<exec::host>& tape, const Q& q, const R&, const Corr&) {
-    const auto f =
-        corrections::record_crk_factors<Kernel>(tape, q, a.domain, *a.c.list, crk_options<Q>(a.c));
+    const auto f = corrections::record_crk_factors<Kernel>(
+        tape, q, a.domain, list_of<exec::host>(a.c), crk_options<Q>(a.c));
     const auto seed = [&](int k, const auto& variable) {
       using E = std::remove_const_t<std::remove_pointer_t<decltype(variable.data())>>;
       return Seed<E>{variable, entry_detail::view<const E>(a.c, slot::seed_k(k), q.size())};
@@ -196,15 +199,16 @@ struct CovariancePipeline {
   static void value(const Args& a, const Q& q, const R& r, const Corr& corr) {
     using Result = ops::CovarianceResult<typename Q::primal_scalar, Q::dim>;
     std::vector<Result> out(std::size_t(q.size()));
-    apply_into<Op>(exec::host{}, q, r, a.domain, *a.c.list, Span<const ops::NoField>{},
-                   Span<const ops::NoField>{}, Span<Result>(out), a.options, corr);
+    apply_into<Op>(exec::host{}, q, r, a.domain, list_of<exec::host>(a.c),
+                   Span<const ops::NoField>{}, Span<const ops::NoField>{}, Span<Result>(out),
+                   a.options, corr);
     write(a, out, static_cast<const std::vector<Result>*>(nullptr));
   }
   template <class Args, class Q, class R, class Corr>
   static void jvp(const Args& a, const Q& q, const R& r, const Corr& corr) {
     using Result = ops::CovarianceResult<typename Q::primal_scalar, Q::dim>;
     std::vector<Result> out(std::size_t(q.size())), tangent(std::size_t(q.size()));
-    jvp_into<Op>(exec::host{}, q, r, a.domain, *a.c.list, Span<const ops::NoField>{},
+    jvp_into<Op>(exec::host{}, q, r, a.domain, list_of<exec::host>(a.c), Span<const ops::NoField>{},
                  Span<const ops::NoField>{}, Span<Result>(out), Span<Result>(tangent), a.options,
                  corr);
     write(a, out, &tangent);
@@ -219,14 +223,18 @@ struct CovariancePipeline {
     for (std::int64_t i = 0; i < q.size(); ++i) {
       seeds[std::size_t(i)].matrix = seed[i];
     }
-    const auto out = record<Op>(tape, q, r, a.domain, *a.c.list, Span<const ops::NoField>{},
-                                Span<const ops::NoField>{}, a.options, corr);
+    const auto out =
+        record<Op>(tape, q, r, a.domain, list_of<exec::host>(a.c), Span<const ops::NoField>{},
+                   Span<const ops::NoField>{}, a.options, corr);
     tape.backward(out, Span<const Result>(seeds));
   }
 };
 
 /// The entry of pipeline P in dimension D, scalar T (volumes and corrections: the
 /// renormalization's, as for an operator).
+static_assert(std::is_same_v<Space, exec::host>,
+              "the correction pipelines' entries are host entries (not compiled for CUDA)");
+
 template <class P, int D, class T, bool Volumes, int Corrections>
 void pipeline_entry(int verb, OperatorCall* call) noexcept {
   OperatorCall& c = *call;
@@ -241,12 +249,14 @@ void pipeline_entry(int verb, OperatorCall* call) noexcept {
         f(q, r, args.corrections(wrap));
       }
     };
-    switch (static_cast<Verb>(verb)) {
-    case Verb::describe:
+    if (verb == int(Verb::describe)) {
       c.outputs = P::outputs;
       P::template describe<D, T>(c);
       c.needs_densities = P::queries_densities;
       return;
+    }
+    const OnCallDevice on_device(c);
+    switch (static_cast<Verb>(verb)) {
     case Verb::value:
       run(PlainArrays{},
           [&](const auto& q, const auto& r, const auto& corr) { P::value(args, q, r, corr); });
@@ -265,6 +275,8 @@ void pipeline_entry(int verb, OperatorCall* call) noexcept {
       variables.copy_gradients(tape);
       return;
     }
+    default:
+      break;
     }
     sphad::detail::throw_invalid_argument(c.function, "verb", "unknown");
   });
