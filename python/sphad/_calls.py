@@ -355,13 +355,9 @@ _pipeline_cache: dict = {}
 def pipeline_entry(pipeline: str, kernel, support, positions, volumes: bool,
                    correction_bits: int) -> Entry:
     """The entry of a correction pipeline ("CRK", "Renormalization", "Omegas")."""
-    cache_key = (pipeline, kernel, support, positions.shape[1:], positions.dtype, volumes,
+    cuda = is_cuda(positions)
+    cache_key = (pipeline, kernel, support, positions.shape[1:], positions.dtype, cuda, volumes,
                  correction_bits)
-    if is_cuda(positions):
-        raise NotImplementedError(
-            "sphad: the correction pipelines (crk_factors, renormalization_matrices, "
-            "grad_h_omegas, covariance) run on CPU arrays only: compute the states on the CPU "
-            "and move them (the corrected operators take them on CUDA)")
     found = _pipeline_cache.get(cache_key)
     if found is None:
         for name, value, kind in (("kernel", kernel, Kernel), ("support", support, SupportScheme)):
@@ -374,7 +370,7 @@ def pipeline_entry(pipeline: str, kernel, support, positions, volumes: bool,
         dtype = _dtype_name(positions)
         found = _describe(_entries.key(_entries.pipeline_type(pipeline, kernel.name, support.name),
                                        positions.shape[1], dtype, _entries.PIPELINE_FIELD,
-                                       volumes, correction_bits))
+                                       volumes, correction_bits, cuda))
         _pipeline_cache[cache_key] = found
     return found
 

@@ -389,15 +389,6 @@ struct VariableArrays {
   }
 };
 
-/// Writes a JVP's dual outputs `dual` [n] into output k and its tangent.
-template <class Dual, class E>
-void split_into(Span<const Dual> dual, Span<E> value, Span<E> tangent) {
-  for (std::int64_t i = 0; i < dual.size(); ++i) {
-    value[i] = ops::detail::value_part(dual[i]);
-    tangent[i] = ops::detail::tangent_part(dual[i], 0);
-  }
-}
-
 /// Runs f(), reporting its exceptions in the call (an entry never throws across its boundary).
 template <class F>
 void reporting_errors(OperatorCall& c, F&& f) noexcept {

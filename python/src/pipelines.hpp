@@ -2,8 +2,8 @@
 // The correction pipelines' entries: grad-h Omega, the renormalization matrices and the CRK
 // factors (sphad/corrections), each with its value, JVP (the pipeline on dual sets, the dual
 // outputs split into values and tangents) and VJP (the pipeline recorded, every seed swept at
-// once), in the slots of operator_call.hpp. A pipeline entry is compiled like an operator's
-// (built in or on first use).
+// once), in the slots of operator_call.hpp, on the host or (compiled by nvcc) on CUDA. A
+// pipeline entry is compiled like an operator's (built in or on first use).
 #pragma once
 
 #include <sphad/corrections.hpp>
@@ -11,6 +11,58 @@
 #include "call_args.hpp"
 
 namespace sphad::python {
+
+namespace entry_detail {
+
+/// value[i], tangent[i] = the parts of dual[i] (one thread per i on CUDA).
+template <class Dual, class E>
+struct SplitDual {
+  const Dual* dual;
+  E* value;
+  E* tangent;
+  SPHAD_HOST_DEVICE void operator()(std::int64_t i) const {
+    value[i] = ops::detail::value_part(dual[i]);
+    tangent[i] = ops::detail::tangent_part(dual[i], 0);
+  }
+};
+
+/// Covariance's results (and tangents, when given) into its output arrays.
+template <class Result, class M>
+struct WriteCovariance {
+  const Result* results;
+  const Result* tangents; ///< null: no tangents
+  M* matrices;
+  std::int32_t* counts;
+  M* dots;
+  SPHAD_HOST_DEVICE void operator()(std::int64_t i) const {
+    matrices[i] = results[i].matrix;
+    counts[i] = results[i].neighbors;
+    if (tangents != nullptr) {
+      dots[i] = tangents[i].matrix;
+    }
+  }
+};
+
+/// Covariance's seeds as results (the counts' seeds zero: not differentiable).
+template <class Result, class M>
+struct SeedCovariance {
+  const M* seed;
+  Result* out;
+  SPHAD_HOST_DEVICE void operator()(std::int64_t i) const {
+    Result r{};
+    r.matrix = seed[i];
+    out[i] = r;
+  }
+};
+
+} // namespace entry_detail
+
+/// Writes a JVP's dual outputs `dual` [n] into an output and its tangent, on the call's space.
+template <class Dual, class E>
+void split_into(const OperatorCall& c, Span<const Dual> dual, Span<E> value, Span<E> tangent) {
+  exec::for_each_index(space_of(c), dual.size(),
+                       entry_detail::SplitDual<Dual, E>{dual.data(), value.data(), tangent.data()});
+}
 
 /// Omega_i = 1 + h_i/(D rho_i) sum_j m_j dW(x_ij, h_i)/dh_i: the queries' densities, the
 /// references' positions and masses. Output [Nq].
@@ -27,23 +79,24 @@ struct OmegasPipeline {
   template <class Args, class Q, class R, class Corr>
   static void value(const Args& a, const Q& q, const R& r, const Corr&) {
     using T = typename Q::primal_scalar;
-    corrections::grad_h_omegas_into<Kernel>(exec::host{}, q, r, a.domain, list_of<exec::host>(a.c),
+    corrections::grad_h_omegas_into<Kernel>(space_of(a.c), q, r, a.domain, list_of(a.c),
                                             a.template out<T>(0), a.options);
   }
   template <class Args, class Q, class R, class Corr>
   static void jvp(const Args& a, const Q& q, const R& r, const Corr&) {
     using T = typename Q::primal_scalar;
-    std::vector<ops::call_scalar_t<Q, R>> dual(std::size_t(q.size()));
-    corrections::grad_h_omegas_into<Kernel>(exec::host{}, q, r, a.domain, list_of<exec::host>(a.c),
-                                            Span<ops::call_scalar_t<Q, R>>(dual), a.options);
-    split_into(Span<const ops::call_scalar_t<Q, R>>(dual), a.template out<T>(0),
+    using Dual = ops::call_scalar_t<Q, R>;
+    Buffer<Dual, Space> dual(space_of(a.c), q.size());
+    corrections::grad_h_omegas_into<Kernel>(space_of(a.c), q, r, a.domain, list_of(a.c),
+                                            Span<Dual>(dual.data(), q.size()), a.options);
+    split_into(a.c, Span<const Dual>(dual.data(), q.size()), a.template out<T>(0),
                entry_detail::view<T>(a.c, slot::out_tangent_k(0), q.size()));
   }
   template <class Args, class Q, class R, class Corr>
-  static void vjp(const Args& a, Tape<exec::host>& tape, const Q& q, const R& r, const Corr&) {
+  static void vjp(const Args& a, Tape<Space>& tape, const Q& q, const R& r, const Corr&) {
     using T = typename Q::primal_scalar;
-    const auto omegas = corrections::record_omegas<Kernel>(tape, q, r, a.domain,
-                                                           list_of<exec::host>(a.c), a.options);
+    const auto omegas =
+        corrections::record_omegas<Kernel>(tape, q, r, a.domain, list_of(a.c), a.options);
     tape.backward(omegas, entry_detail::view<const T>(a.c, slot::seed_k(0), q.size()));
   }
 };
@@ -63,26 +116,26 @@ struct RenormalizationPipeline {
   template <class Args, class Q, class R, class Corr>
   static void value(const Args& a, const Q& q, const R& r, const Corr& corr) {
     using M = Mat<typename Q::primal_scalar, Q::dim, Q::dim>;
-    corrections::renormalization_matrices_into<Kernel, Support>(
-        exec::host{}, q, r, a.domain, list_of<exec::host>(a.c), a.template out<M>(0), Span<M>{},
-        a.options, corr);
+    corrections::renormalization_matrices_into<Kernel, Support>(space_of(a.c), q, r, a.domain,
+                                                                list_of(a.c), a.template out<M>(0),
+                                                                Span<M>{}, a.options, corr);
   }
   template <class Args, class Q, class R, class Corr>
   static void jvp(const Args& a, const Q& q, const R& r, const Corr& corr) {
     using M = Mat<typename Q::primal_scalar, Q::dim, Q::dim>;
     using Dual = Mat<ops::call_scalar_t<Q, R, Corr>, Q::dim, Q::dim>;
-    std::vector<Dual> dual(std::size_t(q.size()));
+    Buffer<Dual, Space> dual(space_of(a.c), q.size());
     corrections::renormalization_matrices_into<Kernel, Support>(
-        exec::host{}, q, r, a.domain, list_of<exec::host>(a.c), Span<Dual>(dual), Span<Dual>{},
-        a.options, corr);
-    split_into(Span<const Dual>(dual), a.template out<M>(0),
+        space_of(a.c), q, r, a.domain, list_of(a.c), Span<Dual>(dual.data(), q.size()),
+        Span<Dual>{}, a.options, corr);
+    split_into(a.c, Span<const Dual>(dual.data(), q.size()), a.template out<M>(0),
                entry_detail::view<M>(a.c, slot::out_tangent_k(0), q.size()));
   }
   template <class Args, class Q, class R, class Corr>
-  static void vjp(const Args& a, Tape<exec::host>& tape, const Q& q, const R& r, const Corr& corr) {
+  static void vjp(const Args& a, Tape<Space>& tape, const Q& q, const R& r, const Corr& corr) {
     using M = Mat<typename Q::primal_scalar, Q::dim, Q::dim>;
     const auto l = corrections::record_renormalization<Kernel, Support>(
-        tape, q, r, a.domain, list_of<exec::host>(a.c), a.options, corr);
+        tape, q, r, a.domain, list_of(a.c), a.options, corr);
     tape.backward(l, entry_detail::view<const M>(a.c, slot::seed_k(0), q.size()));
   }
 };
@@ -118,28 +171,28 @@ struct CRKPipeline {
   static void value(const Args& a, const Q& q, const R&, const Corr&) {
     using T = typename Q::primal_scalar;
     constexpr int D = Q::dim;
-    const exec::host ex;
+    const Space ex = space_of(a.c);
     const auto volumes = a.template out<T>(0);
-    corrections::apparent_volumes_into<Kernel>(ex, q, a.domain, list_of<exec::host>(a.c), volumes,
+    corrections::apparent_volumes_into<Kernel>(ex, q, a.domain, list_of(a.c), volumes,
                                                a.c.direction);
     const auto weighted = q.with_volumes(Span<const T>(volumes));
     const corrections::CRKStateSpans<D, T> state{a.template out<T>(2), a.template out<Vec<T, D>>(3),
                                                  a.template out<Vec<T, D>>(4),
                                                  a.template out<Mat<T, D, D>>(5)};
-    corrections::crk_factors_into<Kernel>(ex, weighted, weighted, a.domain,
-                                          list_of<exec::host>(a.c), state, crk_options<Q>(a.c));
+    corrections::crk_factors_into<Kernel>(ex, weighted, weighted, a.domain, list_of(a.c), state,
+                                          crk_options<Q>(a.c));
     const ops::CRK<D, T> crk{state.a, state.b, state.grad_a, state.grad_b};
-    corrections::crk_density_into<Kernel>(ex, weighted, a.domain, list_of<exec::host>(a.c), crk,
+    corrections::crk_density_into<Kernel>(ex, weighted, a.domain, list_of(a.c), crk,
                                           a.template out<T>(1), a.c.direction);
   }
   template <class Args, class Q, class R, class Corr>
   static void jvp(const Args& a, const Q& q, const R&, const Corr&) {
-    const auto f = corrections::compute_crk_factors<Kernel>(
-        exec::host{}, q, a.domain, list_of<exec::host>(a.c), crk_options<Q>(a.c));
+    const auto f = corrections::compute_crk_factors<Kernel>(space_of(a.c), q, a.domain,
+                                                            list_of(a.c), crk_options<Q>(a.c));
     const auto split = [&](int k, const auto& buffer) {
       using Dual = std::remove_const_t<std::remove_pointer_t<decltype(buffer.data())>>;
       using E = decltype(ops::detail::value_part(std::declval<Dual>()));
-      split_into(Span<const Dual>(buffer.data(), buffer.size()), a.template out<E>(k),
+      split_into(a.c, Span<const Dual>(buffer.data(), buffer.size()), a.template out<E>(k),
                  entry_detail::view<E>(a.c, slot::out_tangent_k(k), q.size()));
     };
     split(0, f.volumes);
@@ -150,9 +203,9 @@ struct CRKPipeline {
     split(5, f.grad_b);
   }
   template <class Args, class Q, class R, class Corr>
-  static void vjp(const Args& a, Tape<exec::host>& tape, const Q& q, const R&, const Corr&) {
-    const auto f = corrections::record_crk_factors<Kernel>(
-        tape, q, a.domain, list_of<exec::host>(a.c), crk_options<Q>(a.c));
+  static void vjp(const Args& a, Tape<Space>& tape, const Q& q, const R&, const Corr&) {
+    const auto f = corrections::record_crk_factors<Kernel>(tape, q, a.domain, list_of(a.c),
+                                                           crk_options<Q>(a.c));
     const auto seed = [&](int k, const auto& variable) {
       using E = std::remove_const_t<std::remove_pointer_t<decltype(variable.data())>>;
       return Seed<E>{variable, entry_detail::view<const E>(a.c, slot::seed_k(k), q.size())};
@@ -178,63 +231,51 @@ struct CovariancePipeline {
     describe_output<std::int32_t>(c, 1);
     c.out_int32[1] = true;
   }
-  /// Writes the matrices and counts of `results` (and the tangents' matrices, if given).
+  /// Writes the matrices and counts of `results` (n) and the tangents' matrices, if given.
   template <class Args, class Result>
-  static void
-  write(const Args& a, const std::vector<Result>& results, const std::vector<Result>* tangents) {
+  static void write(const Args& a, const Result* results, const Result* tangents, std::int64_t n) {
     using M = decltype(Result::matrix);
-    const auto n = std::int64_t(results.size());
-    const auto matrices = a.template out<M>(0);
-    const auto counts = a.template out<std::int32_t>(1);
     const auto dots = tangents ? entry_detail::view<M>(a.c, slot::out_tangent_k(0), n) : Span<M>{};
-    for (std::int64_t i = 0; i < n; ++i) {
-      matrices[i] = results[std::size_t(i)].matrix;
-      counts[i] = results[std::size_t(i)].neighbors;
-      if (tangents) {
-        dots[i] = (*tangents)[std::size_t(i)].matrix;
-      }
-    }
+    exec::for_each_index(space_of(a.c), n,
+                         entry_detail::WriteCovariance<Result, M>{
+                             results, tangents, a.template out<M>(0).data(),
+                             a.template out<std::int32_t>(1).data(), dots.data()});
   }
   template <class Args, class Q, class R, class Corr>
   static void value(const Args& a, const Q& q, const R& r, const Corr& corr) {
     using Result = ops::CovarianceResult<typename Q::primal_scalar, Q::dim>;
-    std::vector<Result> out(std::size_t(q.size()));
-    apply_into<Op>(exec::host{}, q, r, a.domain, list_of<exec::host>(a.c),
-                   Span<const ops::NoField>{}, Span<const ops::NoField>{}, Span<Result>(out),
-                   a.options, corr);
-    write(a, out, static_cast<const std::vector<Result>*>(nullptr));
+    Buffer<Result, Space> out(space_of(a.c), q.size());
+    apply_into<Op>(space_of(a.c), q, r, a.domain, list_of(a.c), Span<const ops::NoField>{},
+                   Span<const ops::NoField>{}, Span<Result>(out.data(), q.size()), a.options, corr);
+    write(a, out.data(), static_cast<const Result*>(nullptr), q.size());
   }
   template <class Args, class Q, class R, class Corr>
   static void jvp(const Args& a, const Q& q, const R& r, const Corr& corr) {
     using Result = ops::CovarianceResult<typename Q::primal_scalar, Q::dim>;
-    std::vector<Result> out(std::size_t(q.size())), tangent(std::size_t(q.size()));
-    jvp_into<Op>(exec::host{}, q, r, a.domain, list_of<exec::host>(a.c), Span<const ops::NoField>{},
-                 Span<const ops::NoField>{}, Span<Result>(out), Span<Result>(tangent), a.options,
-                 corr);
-    write(a, out, &tangent);
+    Buffer<Result, Space> out(space_of(a.c), q.size()), tangent(space_of(a.c), q.size());
+    jvp_into<Op>(space_of(a.c), q, r, a.domain, list_of(a.c), Span<const ops::NoField>{},
+                 Span<const ops::NoField>{}, Span<Result>(out.data(), q.size()),
+                 Span<Result>(tangent.data(), q.size()), a.options, corr);
+    write(a, out.data(), tangent.data(), q.size());
   }
   template <class Args, class Q, class R, class Corr>
-  static void vjp(const Args& a, Tape<exec::host>& tape, const Q& q, const R& r, const Corr& corr) {
+  static void vjp(const Args& a, Tape<Space>& tape, const Q& q, const R& r, const Corr& corr) {
     using T = typename Q::primal_scalar;
     constexpr int D = Q::dim;
     using Result = ops::CovarianceResult<T, D>;
-    const auto seed = entry_detail::view<const Mat<T, D, D>>(a.c, slot::seed_k(0), q.size());
-    std::vector<Result> seeds(std::size_t(q.size()));
-    for (std::int64_t i = 0; i < q.size(); ++i) {
-      seeds[std::size_t(i)].matrix = seed[i];
-    }
-    const auto out =
-        record<Op>(tape, q, r, a.domain, list_of<exec::host>(a.c), Span<const ops::NoField>{},
-                   Span<const ops::NoField>{}, a.options, corr);
-    tape.backward(out, Span<const Result>(seeds));
+    using M = Mat<T, D, D>;
+    const auto seed = entry_detail::view<const M>(a.c, slot::seed_k(0), q.size());
+    Buffer<Result, Space> seeds(space_of(a.c), q.size());
+    exec::for_each_index(space_of(a.c), q.size(),
+                         entry_detail::SeedCovariance<Result, M>{seed.data(), seeds.data()});
+    const auto out = record<Op>(tape, q, r, a.domain, list_of(a.c), Span<const ops::NoField>{},
+                                Span<const ops::NoField>{}, a.options, corr);
+    tape.backward(out, Span<const Result>(seeds.data(), q.size()));
   }
 };
 
 /// The entry of pipeline P in dimension D, scalar T (volumes and corrections: the
 /// renormalization's, as for an operator).
-static_assert(std::is_same_v<Space, exec::host>,
-              "the correction pipelines' entries are host entries (not compiled for CUDA)");
-
 template <class P, int D, class T, bool Volumes, int Corrections>
 void pipeline_entry(int verb, OperatorCall* call) noexcept {
   OperatorCall& c = *call;
@@ -269,7 +310,7 @@ void pipeline_entry(int verb, OperatorCall* call) noexcept {
     }
     case Verb::vjp: {
       VariableArrays<> variables{c, {}};
-      Tape<exec::host> tape(exec::host{});
+      Tape<Space> tape(space_of(c));
       run(variables,
           [&](const auto& q, const auto& r, const auto& corr) { P::vjp(args, tape, q, r, corr); });
       variables.copy_gradients(tape);

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """CUDA tensors. Where nvcc is found (the package's build, or $SPHAD_NVCC): the CUDA entries
-the package generates — the search and every operator family, with corrections and volumes —
+the package generates — the search, every operator family with corrections and volumes, and
+the correction pipelines —
 compile with nvcc for sm_90 with warnings as errors, load, and describe their outputs as the
 host entries do (no GPU needed). Where torch sees a GPU: the CUDA call equals the CPU call
 (values, backward, forward mode), the list of tensors works, the module reads the tensors'
@@ -41,10 +42,22 @@ FAMILIES = [
     (sphad.Operator("Laplacian", K.Spiky, S.KernelMeanSymmetric, laplacian_scheme=LS.Dot), 1,
      "float64", (2,), False, 0),
 ]
-IDS = [f"{f[0].operation}-{f[1]}d-{f[2]}" for f in FAMILIES]
+# The correction pipelines: (pipeline, kernel, support, D, dtype, volumes, correction bits).
+PIPELINES = [
+    ("CRK", "Wendland4", "Gather", 2, "float64", False, 0),
+    ("Renormalization", "QuinticSpline", "Scatter", 3, "float32", True, 1),
+    ("Omegas", "CubicSpline", "Gather", 1, "float64", False, 0),
+    ("Covariance", "Wendland2", "MeanSymmetric", 2, "float64", False, 6),
+]
+IDS = [f"{f[0].operation}-{f[1]}d-{f[2]}" for f in FAMILIES] + \
+    [f"{p[0]}-{p[3]}d-{p[4]}" for p in PIPELINES]
 
 
 def _key(family, cuda=True):
+    if isinstance(family[0], str):
+        name, kernel, support, dim, dtype, volumes, bits = family
+        return _entries.key(_entries.pipeline_type(name, kernel, support), dim, dtype,
+                            _entries.PIPELINE_FIELD, volumes, bits, cuda)
     op, dim, dtype, shape, volumes, bits = family
     return sphad.entry_key(op, dim, dtype, shape, volumes, bits, cuda=cuda)
 
@@ -55,14 +68,14 @@ def cuda_compiled():
     warnings as errors (each once per cache and architecture)."""
     if _NVCC is None:
         pytest.skip("no nvcc")
-    keys = [_key(f) for f in FAMILIES] + [_entries.search_key(2, "float64"),
+    keys = [_key(f) for f in FAMILIES + PIPELINES] + [_entries.search_key(2, "float64"),
                                           _entries.search_key(3, "float32")]
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         return list(pool.map(lambda k: _jit.compile_entry(k, warnings_as_errors=True), keys))
 
 
 @needs_nvcc
-@pytest.mark.parametrize("family", FAMILIES, ids=IDS)
+@pytest.mark.parametrize("family", FAMILIES + PIPELINES, ids=IDS)
 def test_cuda_entry_compiles_and_describes_like_the_host_entry(cuda_compiled, family):
     cuda = _calls._describe(_key(family, cuda=True))
     host = _calls._describe(_key(family, cuda=False))
@@ -165,8 +178,27 @@ def test_mixed_devices_are_refused():
         st.density(x, hc, m, k, nl, domain)
     with pytest.raises(ValueError, match="search with the positions on their device"):
         st.density(xc, hc, mc, kc, nl, domain)
-    with pytest.raises(NotImplementedError, match="run on CPU arrays only"):
-        st.crk_factors(x, h, m, k, nl, domain)
+
+
+@gpu
+def test_correction_pipelines_on_cuda_equal_the_cpu():
+    """The CRK factors, Omegas and renormalization matrices with their backward, and
+    Covariance, on the GPU and the CPU."""
+    cpu, dev, domain = _pair(n=60)
+    results = []
+    for x, h, m, k in (cpu, dev):
+        x = x.clone().requires_grad_()
+        nl = sphad.neighbor_list(x.detach(), h, domain, support=S.SuperSymmetric)
+        f = st.crk_factors(x, h, m, k, nl, domain)
+        rho = st.density(x, h, m, k, nl, domain, support=S.SuperSymmetric)
+        omegas = st.grad_h_omegas(x, h, m, k, rho, nl, domain)
+        lmat = st.renormalization_matrices(x, h, m, k, rho, nl, domain, support=S.SuperSymmetric)
+        cov, counts = st.covariance(x, h, m, k, rho, nl, domain, support=S.SuperSymmetric)
+        loss = sum(t.square().sum() for t in (*f.state, f.volumes, f.density, omegas, lmat, cov))
+        loss.backward()
+        results.append([t.detach().cpu() for t in (*f.state, omegas, lmat, cov, counts, x.grad)])
+    for a, b in zip(*results):
+        torch.testing.assert_close(b, a, rtol=1e-11, atol=1e-11)
 
 
 @gpu
