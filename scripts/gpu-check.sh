@@ -8,6 +8,8 @@
 # it runs those prebuilt CUDA tests and benchmarks instead of building: about a minute.
 # Without network access, run scripts/stage-gpu-deps.sh on a Debian machine first and bring
 # .deps/ along: Catch2 and Google Benchmark are then taken from there.
+# Where python3 has torch (seeing the GPU), nanobind and scikit-build-core: the Python package
+# is built into a scratch directory and its CUDA tests run (python/tests/test_cuda.py).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 results=$(realpath -m "${1:-./gpu-results}")
@@ -30,6 +32,22 @@ step() { # step NAME COMMAND...: runs, logs to RESULTS_DIR/NAME.log, remembers f
   nvidia-smi || true
   nvcc --version || true
 } >"$results/machine.txt" 2>&1
+
+# The Python package's CUDA tests, where python3 can build and run them (no download: the
+# package is built with the machine's nanobind and scikit-build-core, against its torch).
+python_cuda() {
+  local site=/tmp/sphad-python-site
+  rm -rf "$site"
+  python3 -m pip install --quiet --no-build-isolation --no-deps --target "$site" \
+    --config-settings=build-dir=/tmp/sphad-python-build ./python &&
+    PYTHONPATH="$site" SPHAD_CACHE_DIR="$results/python-cache" PYTHONUNBUFFERED=1 \
+      python3 -P -m pytest -q -p no:cacheprovider -rs python/tests/test_cuda.py
+}
+if python3 -c "import torch, nanobind, scikit_build_core, pytest, numpy
+assert torch.cuda.is_available()" >/dev/null 2>&1; then
+  step python_cuda python_cuda
+  rm -rf "$results/python-cache"
+fi
 
 if [ -d .gpu ]; then
   export LD_LIBRARY_PATH="$PWD/.gpu/lib:${LD_LIBRARY_PATH:-}"

@@ -9,6 +9,7 @@ own memory, and no operator call or backward synchronizes with the host
 (`torch.cuda.set_sync_debug_mode("error")`)."""
 import concurrent.futures
 import os
+import time
 
 import numpy as np
 import pytest
@@ -203,22 +204,50 @@ def test_correction_pipelines_on_cuda_equal_the_cpu():
 
 @gpu
 def test_no_host_synchronization_in_calls_and_backward():
+    """Two checks. torch's sync-debug mode sees the synchronizations torch makes (none in
+    sphad's Python layer). sphad's entries call CUDA through their own runtime, which that
+    mode cannot see: so the GPU is first kept busy for ~0.5 s (torch.cuda._sleep on the
+    current stream), and the calls and the backward must return to the host long before it
+    is free again (a synchronization would wait for it)."""
     _, (x, h, m, k), domain = _pair(n=200)
     nl = sphad.neighbor_list(x, h, domain)  # the search reads its pair count: it synchronizes
     x = x.clone().requires_grad_()
     f = torch.cos(2 * x.detach()[:, 1]).requires_grad_()
-    torch.cuda.synchronize()
-    previous = torch.cuda.get_sync_debug_mode()
-    torch.cuda.set_sync_debug_mode("error")
-    try:
+
+    def step():
         with torch.no_grad():
             st.density(x, h, m, k, nl, domain)
         rho = st.density(x, h, m, k, nl, domain)
         lap = st.laplacian(x, h, m, k, rho, f, nl, domain)
         (rho.sum() + lap.square().sum()).backward()
+        _, t = torch.func.jvp(lambda y: st.density(y, h, m, k, nl, domain), (x.detach(),),
+                              (torch.ones_like(x),))
+        return t
+
+    step()  # the entries compiled and loaded
+    torch.cuda.synchronize()
+    previous = torch.cuda.get_sync_debug_mode()
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        step()
     finally:
         torch.cuda.set_sync_debug_mode(previous)
-    assert torch.isfinite(x.grad).all() and torch.isfinite(f.grad).all()
+    torch.cuda.synchronize()
+    start = torch.cuda.Event(enable_timing=True)
+    start.record()
+    torch.cuda._sleep(int(1e9))  # ~0.5 s of GPU time at 2 GHz
+    busy = torch.cuda.Event(enable_timing=True)
+    busy.record()
+    t0 = time.perf_counter()
+    t = step()
+    host = time.perf_counter() - t0
+    torch.cuda.synchronize()
+    slept = start.elapsed_time(busy) / 1e3
+    assert slept > 0.2, f"the GPU slept only {slept} s"
+    assert host < slept / 2, f"the calls took {host} s on the host while the GPU was busy " \
+        f"for {slept} s: something synchronized"
+    assert torch.isfinite(x.grad).all() and torch.isfinite(f.grad).all() and \
+        torch.isfinite(t).all()
 
 
 @gpu
