@@ -9,7 +9,8 @@
 # Without network access, run scripts/stage-gpu-deps.sh on a Debian machine first and bring
 # .deps/ along: Catch2 and Google Benchmark are then taken from there.
 # Where python3 has torch (seeing the GPU), nanobind and scikit-build-core: the Python package
-# is built into a scratch directory and its CUDA tests run (python/tests/test_cuda.py).
+# is built into a scratch directory, its CUDA tests run (python/tests/test_cuda.py) and its
+# per-call cost on the GPU is measured (python/bench/call_overhead.py --cuda).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 results=$(realpath -m "${1:-./gpu-results}")
@@ -41,7 +42,9 @@ python_cuda() {
   python3 -m pip install --quiet --no-build-isolation --no-deps --target "$site" \
     --config-settings=build-dir=/tmp/sphad-python-build ./python &&
     PYTHONPATH="$site" SPHAD_CACHE_DIR="$results/python-cache" PYTHONUNBUFFERED=1 \
-      python3 -P -m pytest -q -p no:cacheprovider -rs python/tests/test_cuda.py
+      python3 -P -m pytest -q -p no:cacheprovider -rs python/tests/test_cuda.py &&
+    PYTHONPATH="$site" SPHAD_CACHE_DIR="$results/python-cache" \
+      python3 -P python/bench/call_overhead.py --cuda 100 10000 100000
 }
 if python3 -c "import torch, nanobind, scikit_build_core, pytest, numpy
 assert torch.cuda.is_available()" >/dev/null 2>&1; then

@@ -5,8 +5,11 @@ Beside each: the C++ entry alone on the same arrays (timed inside the module, no
 the overhead (the difference); and torch's own floor: a trivial autograd.Function (a row sum)
 forward + `.sum().backward()`, which any binding through a Function pays.
 
-Usage: python bench/call_overhead.py [N ...]   (default 100 2025)
+Usage: python bench/call_overhead.py [--cuda] [N ...]   (default 100 2025)
+--cuda: torch's calls on the GPU (each timed loop ends with torch.cuda.synchronize(); no NumPy
+row, no C++-alone column: the C++ entry alone would time only the enqueueing).
 """
+import contextlib
 import sys
 import timeit
 
@@ -70,7 +73,39 @@ def best_us(stmt, number):
     return min(timeit.repeat(stmt, number=number, repeat=7)) / number * 1e6
 
 
+def cuda_main(sizes):
+    print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}, float64, 2D, Wendland4, "
+          "Gather; µs per call including the GPU's work")
+    for n in sizes:
+        x, h, m, kinds, domain = case(n)
+        xt, ht, mt, kt = (torch.from_numpy(a).cuda() for a in (x, h, m, kinds))
+        xg = xt.clone().requires_grad_(True)
+        v = torch.ones_like(xt)
+        neighbors = sphad.neighbor_list(xt, ht, domain)
+
+        def synced(f):
+            def run():
+                f()
+                torch.cuda.synchronize()
+            return run
+
+        calls = (("search", lambda: sphad.neighbor_list(xt, ht, domain)),
+                 ("torch, no grad", lambda: st.density(xt, ht, mt, kt, neighbors, domain)),
+                 ("torch, forward + backward",
+                  lambda: st.density(xg, ht, mt, kt, neighbors, domain).sum().backward()),
+                 ("torch.func.jvp", lambda: torch.func.jvp(
+                     lambda p: st.density(p, ht, mt, kt, neighbors, domain), (xt,), (v,))))
+        print(f"N = {n}, {neighbors.num_pairs} pairs:")
+        for name, f in calls:
+            synced(f)()  # the entry compiled and loaded
+            with torch.no_grad() if name == "torch, no grad" else contextlib.nullcontext():
+                print(f"  {name:28s} {best_us(synced(f), 200):8.1f} us")
+
+
 def main():
+    if "--cuda" in sys.argv:
+        cuda_main([int(a) for a in sys.argv[1:] if a != "--cuda"] or [100, 2025, 100000])
+        return
     sizes = [int(a) for a in sys.argv[1:]] or [100, 2025]
     torch.set_num_threads(1)
     print(f"sphad {sphad.__name__}, torch {torch.__version__}, float64, 2D, Wendland4, Gather")

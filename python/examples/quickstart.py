@@ -1,16 +1,21 @@
 # SPDX-License-Identifier: MIT
 """sphad from PyTorch in a few lines: densities of a jittered lattice in a periodic box, their
 gradient with respect to the positions (reverse mode) and a directional derivative (forward
-mode), the two checked against each other.
+mode), the two checked against each other. On a GPU when torch sees one (the CUDA entries are
+compiled by nvcc on first use), else on the CPU; SPHAD_DEVICE=cpu forces the CPU.
 
 Run: python examples/quickstart.py   (after `pip install ./python`)
 """
+import os
+
 import torch
 
 import sphad
 import sphad.torch as st
 
 torch.manual_seed(0)
+device = os.environ.get("SPHAD_DEVICE") or ("cuda" if torch.cuda.is_available() else "cpu")
+torch.set_default_device(device)                # every tensor below is made there
 side = 32
 n = side * side
 spacing = 1.0 / side
@@ -24,7 +29,7 @@ box = sphad.Domain(min=[0.0, 0.0], max=[1.0, 1.0], periodic=[True, True])
 
 neighbors = sphad.neighbor_list(x.detach(), h, box, skin=0.1 * spacing)
 rho = st.density(x, h, m, kinds, neighbors, box, kernel=sphad.Kernel.Wendland4)
-print(f"{n} particles, {neighbors.num_pairs} pairs; density mean {rho.mean():.6f}, "
+print(f"{n} particles on {device}, {neighbors.num_pairs} pairs; density mean {rho.mean():.6f}, "
       f"min {rho.min():.6f}, max {rho.max():.6f}")
 
 # Reverse mode: the gradient of a loss (the density's spread) with respect to the positions.
