@@ -179,14 +179,11 @@ def search(positions, supports, reference_positions, reference_supports, domain:
     if not is_cuda(positions):
         return _core.neighbor_list(positions, supports, reference_positions, reference_supports,
                                    domain._native, support, skin)
-    from . import _jit
-    _check_positions(positions)
-    key = _entries.search_key(positions.shape[1], _dtype_name(positions))
     arrays = slots((positions, supports) + (None,) * (INPUTS - 2) +
                    (reference_positions, reference_supports) + (None,) * (INPUTS - 2) +
                    _NO_CORRECTIONS)
-    return _core.neighbor_list_on_device(_jit.entry(key), arrays, domain._native, support,
-                                         float(skin))
+    return _core.neighbor_list_on_device(search_entry(positions), arrays, domain._native,
+                                         support, float(skin))
 
 
 def search_entry(positions) -> int:
@@ -194,6 +191,7 @@ def search_entry(positions) -> int:
     if not is_cuda(positions):
         return 0
     from . import _jit
+    _check_positions(positions)
     return _jit.entry(_entries.search_key(positions.shape[1], _dtype_name(positions)))
 
 

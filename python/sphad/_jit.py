@@ -76,11 +76,14 @@ def _command(key: str, src: pathlib.Path, out: pathlib.Path, warnings_as_errors:
     if not _entries.is_cuda(key):
         return [config["compiler"], "-std=c++17", *config["flags"], "-fPIC", "-shared",
                 *includes, str(src), "-o", str(out)]
-    host = ["-fPIC", *config.get("openmp_flags", "").split()]
+    # the module's flags: optimization and definitions to nvcc, the rest (OpenMP) to the host
+    # compiler
+    own = [f for f in config["flags"] if f.startswith(("-O", "-D"))]
+    host = ["-fPIC", *(f for f in config["flags"] if not f.startswith(("-O", "-D")))]
     if warnings_as_errors:
         host += ["-Wall", "-Wextra", "-Werror"]
     arch = cuda_architecture()
-    return [nvcc(), "-std=c++17", "-O3", f"-arch=sm_{arch}", "--extended-lambda",
+    return [nvcc(), "-std=c++17", *own, f"-arch=sm_{arch}", "--extended-lambda",
             *(["-Werror=all-warnings"] if warnings_as_errors else []),
             "-Xcompiler=" + ",".join(host), "-ccbin", config["compiler"], "-shared", *includes,
             "-x", "cu", str(src), "-o", str(out)]

@@ -32,7 +32,7 @@ public:
   Array() = default;
 
   /// DLPack's device types this module reads: host memory and CUDA device memory.
-  static constexpr std::int32_t cpu = 1, cuda = 2;
+  static constexpr std::int32_t cpu = nb::device::cpu::value, cuda = nb::device::cuda::value;
 
   /// `object` as an array; nullopt where it is none in host or CUDA memory (or has more than
   /// max_rank dimensions).
@@ -45,7 +45,6 @@ public:
         return std::nullopt;
       }
       a.device_ = view.device.device_type == cuda ? view.device.device_id : -1;
-      a.exchange_ = true;
       a.data_ = static_cast<char*>(view.data) + view.byte_offset;
       a.ndim_ = view.ndim;
       a.dtype_ = view.dtype;
@@ -89,8 +88,6 @@ public:
   nb::dlpack::dtype dtype() const { return dtype_; }
   /// The CUDA device holding it; -1: host memory.
   int device() const { return device_; }
-  /// Whether it came through DLPack's C exchange API (whose producer knows its work stream).
-  bool exchanged() const { return exchange_; }
 
 private:
   void* data_ = nullptr;
@@ -99,7 +96,6 @@ private:
   std::int64_t shape_[max_rank] = {};
   std::int64_t strides_[max_rank] = {};
   int device_ = -1;
-  bool exchange_ = false;
   std::optional<nb::ndarray<>> owner_; ///< nanobind's import, kept alive
 };
 

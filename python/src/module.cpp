@@ -438,10 +438,7 @@ PyNeighborList neighbor_list(const Array& query_positions,
     options.skin = T(skin);
     const Domain<D, T> box = domain.get<D, T>(function);
     nb::gil_scoped_release unlocked;
-    kernels::dispatch(support, [&](auto s) {
-      out.list =
-          build_neighbor_list<decltype(s)::value>(exec::host{}, queries, references, box, options);
-    });
+    out.list = build_neighbor_list(exec::host{}, queries, references, box, support, options);
   });
   return out;
 }

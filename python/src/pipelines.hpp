@@ -14,16 +14,12 @@ namespace sphad::python {
 
 namespace entry_detail {
 
-/// value[i], tangent[i] = the parts of dual[i] (one thread per i on CUDA).
-template <class Dual, class E>
+/// dual[i] split into its value and tangent by the JVP's own store (one thread per i on CUDA).
+template <class Dual>
 struct SplitDual {
   const Dual* dual;
-  E* value;
-  E* tangent;
-  SPHAD_HOST_DEVICE void operator()(std::int64_t i) const {
-    value[i] = ops::detail::value_part(dual[i]);
-    tangent[i] = ops::detail::tangent_part(dual[i], 0);
-  }
+  ops::detail::StoreSplit<Dual, 1> store;
+  SPHAD_HOST_DEVICE void operator()(std::int64_t i) const { store(i, dual[i]); }
 };
 
 /// Covariance's results (and tangents, when given) into its output arrays.
@@ -60,8 +56,9 @@ struct SeedCovariance {
 /// Writes a JVP's dual outputs `dual` [n] into an output and its tangent, on the call's space.
 template <class Dual, class E>
 void split_into(const OperatorCall& c, Span<const Dual> dual, Span<E> value, Span<E> tangent) {
-  exec::for_each_index(space_of(c), dual.size(),
-                       entry_detail::SplitDual<Dual, E>{dual.data(), value.data(), tangent.data()});
+  exec::for_each_index(
+      space_of(c), dual.size(),
+      entry_detail::SplitDual<Dual>{dual.data(), {value.data(), tangent.data(), dual.size()}});
 }
 
 /// Omega_i = 1 + h_i/(D rho_i) sum_j m_j dW(x_ij, h_i)/dh_i: the queries' densities, the

@@ -42,10 +42,8 @@ void search_entry(int verb, OperatorCall* call) noexcept {
       options.skin = T(c.skin);
       const auto queries = points(0);
       const auto references = points(1);
-      kernels::dispatch(SupportScheme(c.scheme), [&](auto s) {
-        *made =
-            build_neighbor_list<decltype(s)::value>(ex, queries, references, args.domain, options);
-      });
+      *made = build_neighbor_list(ex, queries, references, args.domain, SupportScheme(c.scheme),
+                                  options);
     } else {
       // The caller's offsets (int64, num_queries + 1) and neighbours (int32), copied on the
       // stream and checked against the references (one host read: a synchronization on CUDA).
