@@ -3,7 +3,9 @@
 backward, torch forward-mode (torch.func.jvp). The best of several repeats of a timed loop.
 Beside each: the C++ entry alone on the same arrays (timed inside the module, no Python), and
 the overhead (the difference); and torch's own floor: a trivial autograd.Function (a row sum)
-forward + `.sum().backward()`, which any binding through a Function pays.
+forward + `.sum().backward()`, which any binding through a Function pays; and a minimal
+Function around the same entry (`minimal_function`), the least a binding through torch.autograd
+can cost.
 
 Usage: python bench/call_overhead.py [--cuda] [N ...]   (default 100 2025)
 --cuda: torch's calls on the GPU (each timed loop ends with torch.cuda.synchronize(); no NumPy
@@ -35,6 +37,44 @@ class _RowSum(torch.autograd.Function):
     @staticmethod
     def backward(ctx, g):
         return g[:, None].expand(-1, 2)
+
+
+def minimal_function(x, h, m, kinds, neighbors, domain):
+    """What any binding through an autograd Function pays at least: a Function around the same
+    entry that does nothing else — positions alone differentiable (in both roles, one array),
+    the arrays' slots filled once, outside the timed loop."""
+    q = (x, h, m, kinds, None, None, None)
+    choices = ("Density", sphad.Kernel.Wendland4, sphad.SupportScheme.Gather, *_calls._DEFAULTS)
+    e = _calls.prepare(choices, q, q, 0, "density")
+    call = _calls.call_options(neighbors, domain, sphad.Direction.AllToAll, 0.0)
+    base = _calls.slots(q + q + (None,) * (_calls.ALL_INPUTS - 2 * len(q)))
+    role = _calls.INPUTS  # the references' positions
+
+    class Minimal(torch.autograd.Function):
+        @staticmethod
+        def forward(p):
+            out, arrays = p.new_empty(p.shape[0]), list(base)
+            arrays[0] = arrays[role] = p
+            arrays[_calls.OUT] = out
+            _core.run(e.address, 1, "density", arrays, call)
+            return out
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(*inputs)
+
+        @staticmethod
+        def backward(ctx, seed):
+            p, = ctx.saved_tensors
+            g, arrays = torch.empty_like(p), list(base)
+            arrays[0] = arrays[role] = p
+            arrays[_calls.SEED] = seed.contiguous()
+            both = (_calls.GRADIENTS, _calls.GRADIENTS + _calls.DERIVED_INPUTS.index(role))
+            arrays[both[0]] = arrays[both[1]] = g
+            _core.run(e.address, 3, "density", arrays, call)
+            return g
+
+    return Minimal
 
 
 def cpp_us(x, h, m, kinds, neighbors, domain):
@@ -134,11 +174,17 @@ def main():
         def floor():
             _RowSum.apply(xg).sum().backward()
 
+        minimal = minimal_function(xt, ht, mt, kt, neighbors, domain)
+
+        def minimal_backward():
+            minimal.apply(xg).sum().backward()
+
         value, value_vjp, jvp = cpp_us(x, h, m, kinds, neighbors, domain)
         print(f"N = {n}, {neighbors.num_pairs} pairs:   total      C++   overhead")
         for name, f, cpp in (("numpy", numpy_call, value), ("torch, no grad", torch_plain, value),
                              ("torch, forward + backward", torch_backward, value_vjp),
-                             ("torch.func.jvp", torch_jvp, jvp)):
+                             ("torch.func.jvp", torch_jvp, jvp),
+                             ("minimal Function, fwd + bwd", minimal_backward, value_vjp)):
             total = best_us(f, number)
             print(f"  {name:28s} {total:7.1f} {cpp:8.1f} {total - cpp:8.1f} us")
         print(f"  torch's floor (a trivial Function, forward + backward): "

@@ -45,7 +45,7 @@ class _DensityPositionAdjoint(torch.autograd.Function):
     def forward(density, divergence, function, call, needs, seed, *inputs):
         wanted = tuple((i == 0 and needs[0]) or (i == INPUTS and needs[1])
                        for i in DERIVED_INPUTS)
-        grads = _gradients(density, function, call, wanted, (seed,), inputs)
+        grads = _gradients(density, function, call, wanted, (seed,), inputs, shared=False)
         return grads[DERIVED_INPUTS.index(0)], grads[DERIVED_INPUTS.index(INPUTS)]
 
     @staticmethod

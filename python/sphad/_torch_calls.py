@@ -76,20 +76,28 @@ def _tangents(entry, function, call, inputs, tangents) -> list:
     return outs_t
 
 
-def _gradients(entry, function, call, needs, seeds, inputs) -> list:
+def _gradients(entry, function, call, needs, seeds, inputs, shared=True) -> list:
     """The gradients of the inputs marked in `needs` (one flag per `DERIVED_INPUTS` entry; the
-    others None) for the outputs' seeds."""
+    others None) for the outputs' seeds; a tensor in several roles gets its summed gradient in
+    its first role's place (None in the others) unless not `shared`: one array per role."""
     wanted = [bool(n) and inputs[i] is not None for i, n in zip(DERIVED_INPUTS, needs)]
     seeds = [_tangent(s) for s in seeds]
     if isinstance(call, _ops.TensorCall):
         found = iter(_ops.call_op(entry, 3, function, call, [_plain(t) for t in inputs], seeds,
                                   wanted))
         return [next(found) if w else None for w in wanted]
-    grads = [torch.empty_like(inputs[i]) if w else None
-             for i, w in zip(DERIVED_INPUTS, wanted)]
+    # One array per tensor: a tensor in two roles (the default references) has both roles'
+    # gradient slots pointing to it, and the entry adds the second role's gradient to the first.
+    grads = [None] * len(wanted)
     arrays = slots(_for_cpp(inputs))
-    for d, g in enumerate(grads):
-        arrays[GRADIENTS + d] = g
+    first: dict = {}  # id(tensor) -> its gradient array
+    for d, w in enumerate(wanted):
+        if w:
+            t = inputs[DERIVED_INPUTS[d]]
+            g = first.get(id(t)) if shared else None
+            if g is None:
+                g = first[id(t)] = grads[d] = torch.empty_like(t)
+            arrays[GRADIENTS + d] = g
     for k, seed in enumerate(seeds):
         arrays[SEED + 3 * k] = seed
     _core.run(entry.address, 3, function, arrays, call)

@@ -15,6 +15,7 @@
 #include <sphad/exec/cuda.hpp>
 #endif
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <functional>
@@ -362,11 +363,12 @@ inline bool wants_positions_only(const OperatorCall& c) {
 
 /// The wrapper of VJP calls: each tracked array a variable (the others constants);
 /// `copy_gradients` writes the gradients the call asks for (its gradient slots) after the
-/// sweep.
+/// sweep, summing the roles of an array given in several slots.
 template <Tracking Tracked = Tracking::all>
 struct VariableArrays {
   const OperatorCall& c;
   std::vector<std::function<void(const Tape<Space>&)>> copies;
+  std::vector<const void*> targets; // the gradient arrays written so far
   template <int d, class E>
   auto operator()(Derived<d>, Span<const E> span) {
     if constexpr (Tracked == Tracking::positions && d != slot::set_derived(0, 0) &&
@@ -377,7 +379,17 @@ struct VariableArrays {
       const int s = slot::gradient(d);
       if (entry_detail::given(c, s)) {
         const auto g = entry_detail::view<E>(c, s, span.size());
-        copies.emplace_back([v, g](const Tape<Space>& tape) { tape.copy_gradient(v, g); });
+        // One array in two gradient slots (an input in two roles): the second role's gradient
+        // is added to the first's.
+        const bool shared = std::find(targets.begin(), targets.end(), g.data()) != targets.end();
+        targets.push_back(g.data());
+        copies.emplace_back([v, g, shared](const Tape<Space>& tape) {
+          if (shared) {
+            tape.add_gradient(v, g);
+          } else {
+            tape.copy_gradient(v, g);
+          }
+        });
       }
       return v;
     }

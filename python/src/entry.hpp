@@ -82,9 +82,9 @@ void operator_entry(int verb, OperatorCall& c) noexcept {
         variables.copy_gradients(tape);
       };
       if (wants_positions_only(c)) {
-        vjp(VariableArrays<Tracking::positions>{c, {}});
+        vjp(VariableArrays<Tracking::positions>{c, {}, {}});
       } else {
-        vjp(VariableArrays<Tracking::all>{c, {}});
+        vjp(VariableArrays<Tracking::all>{c, {}, {}});
       }
       return;
     }

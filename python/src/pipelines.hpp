@@ -306,7 +306,7 @@ void pipeline_entry(int verb, OperatorCall* call) noexcept {
       return;
     }
     case Verb::vjp: {
-      VariableArrays<> variables{c, {}};
+      VariableArrays<> variables{c, {}, {}};
       Tape<Space> tape(space_of(c));
       run(variables,
           [&](const auto& q, const auto& r, const auto& corr) { P::vjp(args, tape, q, r, corr); });
