@@ -8,18 +8,18 @@
 #include <sphad/config.hpp>
 
 #include <sphad/ops/apply.hpp>
-#include <sphad/ops/corrections.hpp>
 #include <sphad/ops/covariance.hpp>
 #include <sphad/ops/hvp.hpp>
 #include <sphad/ops/jvp.hpp>
 #include <sphad/ops/laplacian.hpp>
-#include <sphad/ops/leaves.hpp>
-#include <sphad/ops/operator_concept.hpp>
 #include <sphad/ops/operators.hpp>
-#include <sphad/ops/options.hpp>
-#include <sphad/ops/pair.hpp>
-#include <sphad/ops/properties.hpp>
 #include <sphad/ops/record.hpp>
 #include <sphad/ops/runtime.hpp>
-#include <sphad/ops/schemes.hpp>
+#include <sphad/pair/concept.hpp>
+#include <sphad/pair/corrections.hpp>
+#include <sphad/pair/leaves.hpp>
+#include <sphad/pair/options.hpp>
+#include <sphad/pair/pair.hpp>
+#include <sphad/pair/properties.hpp>
+#include <sphad/pair/schemes.hpp>
 #include <sphad/particles.hpp>

@@ -191,6 +191,11 @@ def _operator(entry, function, call, inputs):
     return _Operator.apply(_Spec(entry, function, call, layout), *distinct)
 
 
+# Operators whose position gradient is differentiable again, by name: (the Function of that
+# gradient, a function of the entry and the positions giving the entry its backward needs).
+# _hessian.py registers Density's (sphad.torch imports it); this module never imports it.
+SECOND_ORDER: dict = {}
+
 _LEGACY_BATCHED = torch._C._functorch.is_legacy_batchedtensor
 _WRAPPED = torch._C._functorch.is_functorch_wrapped_tensor
 
@@ -219,14 +224,15 @@ def _input_gradients(entry, function, call, need, seeds, tensors, distinct) -> l
     grads = [None] * ALL_INPUTS
     if not any(needs):
         return grads
-    if torch.is_grad_enabled() and entry.choices is not None and entry.choices[0] == "Density":
-        # Grad mode on (create_graph=True, or torch.func): Density's position gradient
+    second_order = SECOND_ORDER.get(entry.choices[0]) if entry.choices is not None else None
+    if second_order is not None and torch.is_grad_enabled():
+        # Grad mode on (create_graph=True, or torch.func): the operator's position gradient
         # differentiable once more; the other inputs' gradients first order.
-        from ._hessian import _DensityPositionAdjoint, _divergence_for
+        position_adjoint, companion = second_order
         positions = (DERIVED_INPUTS.index(0), DERIVED_INPUTS.index(INPUTS))
         if need[0] or need[INPUTS]:
-            grads[0], grads[INPUTS] = _DensityPositionAdjoint.apply(
-                entry, _divergence_for(entry, tensors[0]), function, call,
+            grads[0], grads[INPUTS] = position_adjoint.apply(
+                entry, companion(entry, tensors[0]), function, call,
                 (need[0], need[INPUTS]), seeds[0], *tensors)
         needs = tuple(n and d not in positions for d, n in enumerate(needs))
         if not any(needs):

@@ -9,7 +9,7 @@ import torch
 
 from ._calls import (ALL_INPUTS, DERIVED_INPUTS, INPUTS, Entry, GradientScheme, Operator,
                      entry)
-from ._autograd import _adjoint, _operator, _vmap_by_loop, cached_signature
+from ._autograd import SECOND_ORDER, _adjoint, _operator, _vmap_by_loop, cached_signature
 from ._torch_calls import _gradients
 
 
@@ -109,3 +109,6 @@ class _DensityPositionAdjoint(torch.autograd.Function):
     @staticmethod
     def vmap(info, in_dims, *args):
         return _vmap_by_loop(_DensityPositionAdjoint, info, in_dims, *args)
+
+
+SECOND_ORDER["Density"] = (_DensityPositionAdjoint, _divergence_for)

@@ -14,7 +14,7 @@ from typing import Optional, Sequence
 
 import torch
 
-from . import _ops
+from . import _hessian, _ops  # noqa: F401 (_hessian registers Density's second order)
 from . import (CRKState, Direction, DivergenceMode, Domain, GradientScheme,  # noqa: F401
                Kernel, LaplacianScheme, NeighborList, Particles, SupportScheme)
 from ._calls import DOCS, make_operator, make_pipelines

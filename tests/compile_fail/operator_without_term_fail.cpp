@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // expect: "sphad::ops: the operator has no pair term"
-#include <sphad/ops/operator_concept.hpp>
+#include <sphad/pair/concept.hpp>
 
 struct NoTerm {
   using kernel_type = sphad::kernels::Wendland4;

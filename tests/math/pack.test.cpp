@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // simd::Pack: every lane gets the bits of the scalar operation (the host pair blocks rest on
 // it), comparisons are ordered (false on NaN), select moves bits, and the lane masks read back.
-#include <sphad/math/pack.hpp>
-#include <sphad/math/pack_memory.hpp>
+#include <sphad/simd/pack.hpp>
+#include <sphad/simd/pack_memory.hpp>
 
 #include <catch2/catch.hpp>
 

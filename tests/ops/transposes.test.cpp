@@ -6,7 +6,7 @@
 // kernel_part_linearization.
 #include <sphad/ad/dual.hpp>
 #include <sphad/kernels/wendland.hpp>
-#include <sphad/ops/corrections.hpp>
+#include <sphad/pair/corrections.hpp>
 #include <sphad/ops/operators.hpp>
 
 #include <catch2/catch.hpp>

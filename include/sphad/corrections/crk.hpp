@@ -13,9 +13,9 @@
 #include <sphad/math/mat.hpp>
 #include <sphad/math/scalar.hpp>
 #include <sphad/math/vec.hpp>
-#include <sphad/ops/corrections.hpp>
 #include <sphad/ops/record.hpp>
 #include <sphad/ops/runtime.hpp>
+#include <sphad/pair/corrections.hpp>
 
 #include <cstdint>
 

@@ -10,7 +10,7 @@
 #include <sphad/math/mat.hpp>
 #include <sphad/math/scalar.hpp>
 #include <sphad/math/vec.hpp>
-#include <sphad/ops/leaves.hpp>
+#include <sphad/pair/leaves.hpp>
 #include <sphad/particles.hpp>
 
 #include <cstdint>

@@ -9,9 +9,9 @@
 #include <sphad/corrections/detail/stage.hpp>
 #include <sphad/exec/buffer.hpp>
 #include <sphad/kernels/evaluate.hpp>
-#include <sphad/ops/corrections.hpp>
 #include <sphad/ops/record.hpp>
 #include <sphad/ops/runtime.hpp>
+#include <sphad/pair/corrections.hpp>
 
 #include <cstdint>
 

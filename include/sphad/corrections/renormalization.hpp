@@ -10,10 +10,10 @@
 #include <sphad/math/mat.hpp>
 #include <sphad/math/pinv.hpp>
 #include <sphad/math/scalar.hpp>
-#include <sphad/ops/corrections.hpp>
 #include <sphad/ops/operators.hpp>
 #include <sphad/ops/record.hpp>
 #include <sphad/ops/runtime.hpp>
+#include <sphad/pair/corrections.hpp>
 
 #include <cstdint>
 

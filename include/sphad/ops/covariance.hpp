@@ -7,9 +7,9 @@
 #include <sphad/ad/scalar_traits.hpp>
 #include <sphad/math/mat.hpp>
 #include <sphad/ops/detail/operator_base.hpp>
-#include <sphad/ops/leaves.hpp>
-#include <sphad/ops/pair.hpp>
-#include <sphad/ops/properties.hpp>
+#include <sphad/pair/leaves.hpp>
+#include <sphad/pair/pair.hpp>
+#include <sphad/pair/properties.hpp>
 
 #include <cstdint>
 

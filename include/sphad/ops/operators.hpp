@@ -12,10 +12,10 @@
 #include <sphad/ops/detail/field_algebra.hpp>
 #include <sphad/ops/detail/operator_base.hpp>
 #include <sphad/ops/laplacian.hpp>
-#include <sphad/ops/operator_concept.hpp>
-#include <sphad/ops/pair.hpp>
-#include <sphad/ops/properties.hpp>
-#include <sphad/ops/schemes.hpp>
+#include <sphad/pair/concept.hpp>
+#include <sphad/pair/pair.hpp>
+#include <sphad/pair/properties.hpp>
+#include <sphad/pair/schemes.hpp>
 
 #include <cstdint>
 #include <type_traits>
@@ -26,7 +26,7 @@
 /// (their sums: docs/ops.md); `apply` (<sphad/ops/apply.hpp>) adds validation, the loop over pairs
 /// and the launch. The terms are templates over the scalar type, so dual numbers give their
 /// derivatives without a second copy of the maths. Each spec states its choices as runtime
-/// values in `properties` (canonical, see <sphad/ops/properties.hpp>) and which field types it
+/// values in `properties` (canonical, see <sphad/pair/properties.hpp>) and which field types it
 /// accepts in `accepts_field<D, F>` (what the runtime front end checks before dispatching). G is
 /// the corrected kernel gradient
 /// (`Pair::corrected_gradient`: CRK, then renormalization) and Ŵ the corrected value; grad-h

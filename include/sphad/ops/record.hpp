@@ -7,13 +7,13 @@
 #include <sphad/ad/tape.hpp>
 #include <sphad/domain.hpp>
 #include <sphad/ops/apply.hpp>
-#include <sphad/ops/corrections.hpp>
-#include <sphad/ops/detail/direction_layout.hpp>
-#include <sphad/ops/detail/field_maps.hpp>
-#include <sphad/ops/detail/operator_record.hpp>
-#include <sphad/ops/record_map.hpp>
+#include <sphad/pair/corrections.hpp>
+#include <sphad/pairloop/field_maps.hpp>
+#include <sphad/pairloop/reverse/direction_layout.hpp>
+#include <sphad/pairloop/reverse/operator_record.hpp>
 #include <sphad/search/neighbor_list.hpp>
 #include <sphad/search/transpose.hpp>
+#include <sphad/sim/record_map.hpp>
 
 #include <memory>
 #include <utility>
@@ -25,7 +25,7 @@
 /// adjoints are summed per chunk of rows (a fixed number of chunks, each into its own array) and
 /// then over the chunks, on CUDA each pair stores them and the references gather over the
 /// entries grouped by reference. No atomics: the gradients are bitwise reproducible, on any
-/// thread count. Includes `record_map` (<sphad/ops/record_map.hpp>), the row-wise functions'
+/// thread count. Includes `record_map` (<sphad/sim/record_map.hpp>), the row-wise functions'
 /// record. The backward's parts live in <sphad/ops/detail/>: `operator_record.hpp` (the record
 /// and its backward), `reverse_sweep.hpp` and `reverse_policy.hpp` (the sweep and its per-space
 /// constants), `pair_derivatives.hpp` and `kernel_part_adjoint.hpp` (a pair's directions),

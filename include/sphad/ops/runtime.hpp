@@ -8,7 +8,7 @@
 #include <sphad/kernels/dispatch.hpp>
 #include <sphad/ops/apply.hpp>
 #include <sphad/ops/operators.hpp>
-#include <sphad/ops/properties.hpp>
+#include <sphad/pair/properties.hpp>
 
 #include <cstdint>
 #include <type_traits>

@@ -7,8 +7,8 @@
 #include <sphad/ad/tape.hpp>
 #include <sphad/math/mat.hpp>
 #include <sphad/math/vec.hpp>
-#include <sphad/ops/record_map.hpp>
 #include <sphad/sim/detail/views.hpp>
+#include <sphad/sim/record_map.hpp>
 
 #include <cstdint>
 

@@ -6,7 +6,7 @@
 
 #include <sphad/ad/scalar_traits.hpp>
 #include <sphad/math/vec.hpp>
-#include <sphad/ops/operator_concept.hpp>
+#include <sphad/pair/concept.hpp>
 #include <sphad/solver/detail/term_base.hpp>
 
 /// \file

@@ -6,7 +6,7 @@
 
 #include <sphad/ad/tape.hpp>
 #include <sphad/errors.hpp>
-#include <sphad/ops/record_map.hpp>
+#include <sphad/sim/record_map.hpp>
 #include <sphad/sim/state.hpp>
 
 #include <cstddef>

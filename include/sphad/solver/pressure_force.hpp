@@ -5,7 +5,7 @@
 #include <sphad/config.hpp>
 
 #include <sphad/ad/safe.hpp>
-#include <sphad/ops/operator_concept.hpp>
+#include <sphad/pair/concept.hpp>
 #include <sphad/solver/detail/term_base.hpp>
 
 /// \file

@@ -8,7 +8,7 @@
 #include <sphad/ad/scalar_traits.hpp>
 #include <sphad/math/mat.hpp>
 #include <sphad/math/vec.hpp>
-#include <sphad/ops/schemes.hpp>
+#include <sphad/pair/schemes.hpp>
 
 #include <type_traits>
 

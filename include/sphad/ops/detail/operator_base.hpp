@@ -9,10 +9,10 @@
 #include <sphad/kernels/kernel_traits.hpp>
 #include <sphad/kernels/support.hpp>
 #include <sphad/ops/detail/field_algebra.hpp>
-#include <sphad/ops/operator_concept.hpp>
-#include <sphad/ops/pair.hpp>
-#include <sphad/ops/properties.hpp>
-#include <sphad/ops/schemes.hpp>
+#include <sphad/pair/concept.hpp>
+#include <sphad/pair/pair.hpp>
+#include <sphad/pair/properties.hpp>
+#include <sphad/pair/schemes.hpp>
 
 #include <type_traits>
 

@@ -7,10 +7,10 @@
 #include <sphad/exec/buffer.hpp>
 #include <sphad/exec/host.hpp>
 #include <sphad/exec/scan.hpp>
-#include <sphad/math/pack.hpp>
-#include <sphad/math/pack_memory.hpp>
 #include <sphad/search/hash_grid.hpp>
 #include <sphad/search/points.hpp>
+#include <sphad/simd/pack.hpp>
+#include <sphad/simd/pack_memory.hpp>
 
 #include <algorithm>
 #include <cstdint>

@@ -7,10 +7,9 @@
 #include <sphad/ad/dual_view.hpp>
 #include <sphad/kernels/support.hpp>
 #include <sphad/math/vec.hpp>
-#include <sphad/ops/corrections.hpp>
-#include <sphad/ops/detail/direction_layout.hpp>
-#include <sphad/ops/detail/leaf_algebra.hpp>
-#include <sphad/ops/operators.hpp>
+#include <sphad/pair/corrections.hpp>
+#include <sphad/pairloop/reverse/direction_layout.hpp>
+#include <sphad/pairloop/reverse/leaf_algebra.hpp>
 
 #include <cstddef>
 #include <cstdint>

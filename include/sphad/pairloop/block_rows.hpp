@@ -6,13 +6,13 @@
 
 #include <sphad/ad/dual_view.hpp>
 #include <sphad/ad/scalar_traits.hpp>
-#include <sphad/math/pack.hpp>
-#include <sphad/math/pack_memory.hpp>
 #include <sphad/math/vec.hpp>
-#include <sphad/ops/detail/pair_block.hpp>
-#include <sphad/ops/detail/pair_packs.hpp>
-#include <sphad/ops/operator_concept.hpp>
-#include <sphad/ops/pair.hpp>
+#include <sphad/pair/concept.hpp>
+#include <sphad/pair/pair.hpp>
+#include <sphad/pairloop/lane_sums.hpp>
+#include <sphad/pairloop/pair_packs.hpp>
+#include <sphad/simd/pack.hpp>
+#include <sphad/simd/pack_memory.hpp>
 #include <sphad/span.hpp>
 
 #include <cstdint>

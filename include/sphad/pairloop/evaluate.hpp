@@ -6,11 +6,11 @@
 
 #include <sphad/ad/scalar_traits.hpp>
 #include <sphad/domain.hpp>
-#include <sphad/ops/corrections.hpp>
-#include <sphad/ops/detail/block_rows.hpp>
-#include <sphad/ops/detail/pair_block.hpp>
-#include <sphad/ops/operator_concept.hpp>
-#include <sphad/ops/pair.hpp>
+#include <sphad/pair/concept.hpp>
+#include <sphad/pair/corrections.hpp>
+#include <sphad/pair/pair.hpp>
+#include <sphad/pairloop/block_rows.hpp>
+#include <sphad/pairloop/lane_sums.hpp>
 #include <sphad/particles.hpp>
 #include <sphad/search/hash_grid.hpp>
 #include <sphad/search/neighbor_list.hpp>

@@ -4,7 +4,7 @@
 
 #include <sphad/config.hpp>
 
-#include <sphad/math/pack.hpp>
+#include <sphad/simd/pack.hpp>
 
 #include <cstdint>
 #include <cstring>

@@ -6,10 +6,10 @@
 
 #include <sphad/ad/tape.hpp>
 #include <sphad/kernels/support.hpp>
-#include <sphad/ops/corrections.hpp>
-#include <sphad/ops/detail/leaf_algebra.hpp>
-#include <sphad/ops/operator_concept.hpp>
-#include <sphad/ops/pair.hpp>
+#include <sphad/pair/concept.hpp>
+#include <sphad/pair/corrections.hpp>
+#include <sphad/pair/pair.hpp>
+#include <sphad/pairloop/reverse/leaf_algebra.hpp>
 
 #include <type_traits>
 

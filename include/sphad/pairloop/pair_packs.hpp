@@ -6,8 +6,8 @@
 
 #include <sphad/kernels/evaluate.hpp>
 #include <sphad/kernels/support.hpp>
-#include <sphad/math/pack.hpp>
-#include <sphad/ops/detail/pack_dual.hpp>
+#include <sphad/pairloop/pack_dual.hpp>
+#include <sphad/simd/pack.hpp>
 
 /// \file
 /// \brief The kernel of L pairs at once on the host: `KernelPacks` (W, ∇W, their tangents and

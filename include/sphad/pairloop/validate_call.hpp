@@ -8,9 +8,9 @@
 #include <sphad/errors.hpp>
 #include <sphad/exec/host.hpp>
 #include <sphad/kernels/lattice.hpp>
-#include <sphad/ops/corrections.hpp>
-#include <sphad/ops/detail/evaluate.hpp>
-#include <sphad/ops/options.hpp>
+#include <sphad/pair/corrections.hpp>
+#include <sphad/pair/options.hpp>
+#include <sphad/pairloop/evaluate.hpp>
 #include <sphad/particles.hpp>
 #include <sphad/search/hash_grid.hpp>
 #include <sphad/search/list_checks.hpp>

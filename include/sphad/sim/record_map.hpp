@@ -9,9 +9,9 @@
 #include <sphad/errors.hpp>
 #include <sphad/exec/host.hpp>
 #include <sphad/exec/transform_reduce.hpp>
-#include <sphad/ops/detail/field_maps.hpp>
-#include <sphad/ops/detail/gradient_targets.hpp>
-#include <sphad/ops/detail/leaf_algebra.hpp>
+#include <sphad/pairloop/field_maps.hpp>
+#include <sphad/pairloop/reverse/gradient_targets.hpp>
+#include <sphad/pairloop/reverse/leaf_algebra.hpp>
 
 #include <cstdint>
 #include <memory>

@@ -6,7 +6,7 @@
 
 #include <sphad/kernels/kernel_traits.hpp>
 #include <sphad/kernels/support.hpp>
-#include <sphad/ops/pair.hpp>
+#include <sphad/pair/pair.hpp>
 
 #include <type_traits>
 

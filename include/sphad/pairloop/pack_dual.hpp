@@ -5,8 +5,8 @@
 #include <sphad/config.hpp>
 
 #include <sphad/ad/dual.hpp>
-#include <sphad/math/pack.hpp>
 #include <sphad/math/vec.hpp>
+#include <sphad/simd/pack.hpp>
 
 #include <type_traits>
 

@@ -8,15 +8,15 @@
 #include <sphad/exec/buffer.hpp>
 #include <sphad/exec/host.hpp>
 #include <sphad/exec/lanes.hpp>
-#include <sphad/math/pack.hpp>
-#include <sphad/math/pack_memory.hpp>
-#include <sphad/ops/detail/gradient_targets.hpp>
-#include <sphad/ops/detail/pack_dual.hpp>
-#include <sphad/ops/detail/pair_block.hpp>
-#include <sphad/ops/detail/reverse_policy.hpp>
-#include <sphad/ops/detail/row_chunks.hpp>
+#include <sphad/pairloop/lane_sums.hpp>
+#include <sphad/pairloop/pack_dual.hpp>
+#include <sphad/pairloop/reverse/gradient_targets.hpp>
+#include <sphad/pairloop/reverse/policy.hpp>
+#include <sphad/pairloop/reverse/row_chunks.hpp>
 #include <sphad/search/neighbor_list.hpp>
 #include <sphad/search/transpose.hpp>
+#include <sphad/simd/pack.hpp>
+#include <sphad/simd/pack_memory.hpp>
 
 #include <algorithm>
 #include <cstdint>

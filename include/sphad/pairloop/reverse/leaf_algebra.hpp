@@ -10,7 +10,7 @@
 #include <sphad/ad/tape.hpp>
 #include <sphad/math/mat.hpp>
 #include <sphad/math/vec.hpp>
-#include <sphad/ops/jvp.hpp>
+#include <sphad/pairloop/dual_parts.hpp>
 
 #include <cstdint>
 #include <type_traits>

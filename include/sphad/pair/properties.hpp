@@ -6,7 +6,7 @@
 
 #include <sphad/kernels/kernel_id.hpp>
 #include <sphad/kernels/support.hpp>
-#include <sphad/ops/schemes.hpp>
+#include <sphad/pair/schemes.hpp>
 
 /// \file
 /// \brief `OperationProperties`: every choice of an operator call that changes generated code,

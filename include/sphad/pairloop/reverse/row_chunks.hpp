@@ -5,11 +5,11 @@
 #include <sphad/config.hpp>
 
 #include <sphad/exec/host.hpp>
-#include <sphad/math/pack_memory.hpp>
-#include <sphad/ops/detail/gradient_targets.hpp>
-#include <sphad/ops/detail/reverse_policy.hpp>
+#include <sphad/pairloop/reverse/gradient_targets.hpp>
+#include <sphad/pairloop/reverse/policy.hpp>
 #include <sphad/search/neighbor_list.hpp>
 #include <sphad/search/transpose.hpp>
+#include <sphad/simd/pack_memory.hpp>
 
 #include <algorithm>
 #include <cstdint>

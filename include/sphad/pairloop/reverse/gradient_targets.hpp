@@ -6,8 +6,8 @@
 
 #include <sphad/ad/dual_view.hpp>
 #include <sphad/ad/tape.hpp>
-#include <sphad/ops/corrections.hpp>
-#include <sphad/ops/detail/leaf_algebra.hpp>
+#include <sphad/pair/corrections.hpp>
+#include <sphad/pairloop/reverse/leaf_algebra.hpp>
 
 #include <cstdint>
 #include <cstdlib>

@@ -6,9 +6,9 @@
 
 #include <sphad/ad/dual.hpp>
 #include <sphad/kernels/wendland.hpp>
-#include <sphad/math/pack.hpp>
-#include <sphad/ops/corrections.hpp>
-#include <sphad/ops/operator_concept.hpp>
+#include <sphad/pair/concept.hpp>
+#include <sphad/pair/corrections.hpp>
+#include <sphad/simd/pack.hpp>
 
 #include <type_traits>
 #include <utility>

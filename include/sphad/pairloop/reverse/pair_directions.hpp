@@ -5,13 +5,12 @@
 #include <sphad/config.hpp>
 
 #include <sphad/ad/dual.hpp>
-#include <sphad/ops/detail/block_rows.hpp>
-#include <sphad/ops/detail/leaf_algebra.hpp>
-#include <sphad/ops/detail/pack_dual.hpp>
-#include <sphad/ops/detail/pair_block.hpp>
-#include <sphad/ops/detail/pair_packs.hpp>
-#include <sphad/ops/operator_concept.hpp>
-#include <sphad/ops/operators.hpp>
+#include <sphad/pair/concept.hpp>
+#include <sphad/pairloop/block_rows.hpp>
+#include <sphad/pairloop/lane_sums.hpp>
+#include <sphad/pairloop/pack_dual.hpp>
+#include <sphad/pairloop/pair_packs.hpp>
+#include <sphad/pairloop/reverse/leaf_algebra.hpp>
 
 #include <cstdint>
 #include <type_traits>

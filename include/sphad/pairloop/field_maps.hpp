@@ -6,7 +6,7 @@
 
 #include <sphad/ad/tape.hpp>
 #include <sphad/errors.hpp>
-#include <sphad/ops/corrections.hpp>
+#include <sphad/pair/corrections.hpp>
 #include <sphad/particles.hpp>
 
 #include <type_traits>
