@@ -18,7 +18,7 @@ namespace entry_detail {
 template <class Dual>
 struct SplitDual {
   const Dual* dual;
-  ops::detail::StoreSplit<Dual, 1> store;
+  pairloop::StoreSplit<Dual, 1> store;
   SPHAD_HOST_DEVICE void operator()(std::int64_t i) const { store(i, dual[i]); }
 };
 
@@ -188,7 +188,7 @@ struct CRKPipeline {
                                                             list_of(a.c), crk_options<Q>(a.c));
     const auto split = [&](int k, const auto& buffer) {
       using Dual = std::remove_const_t<std::remove_pointer_t<decltype(buffer.data())>>;
-      using E = decltype(ops::detail::value_part(std::declval<Dual>()));
+      using E = decltype(pairloop::value_part(std::declval<Dual>()));
       split_into(a.c, Span<const Dual>(buffer.data(), buffer.size()), a.template out<E>(k),
                  entry_detail::view<E>(a.c, slot::out_tangent_k(k), q.size()));
     };

@@ -45,8 +45,8 @@ template <class X>
 std::pair<std::vector<double>, std::vector<double>> split(const X& buffer) {
   std::vector<double> primal, tangent;
   for (std::int64_t i = 0; i < buffer.size(); ++i) {
-    test::append_scalars(ops::detail::value_part(buffer[i]), primal);
-    test::append_scalars(ops::detail::tangent_part(buffer[i], 0), tangent);
+    test::append_scalars(pairloop::value_part(buffer[i]), primal);
+    test::append_scalars(pairloop::tangent_part(buffer[i], 0), tangent);
   }
   return {primal, tangent};
 }
@@ -145,8 +145,8 @@ TEST_CASE("jvp: an input without tangents is an exact zero direction", "[jvp]") 
   CHECK(flat(alone.tangents) == flat(everything.tangents));
   // A set without tangents keeps the kernel work plain (value-only JVP): the output's scalar
   // is the values' dual, the geometry's scalar stays double.
-  STATIC_REQUIRE(std::is_same_v<ops::detail::call_scalar_t<ParticleSet<2, double>>, double>);
-  STATIC_REQUIRE(std::is_same_v<ops::detail::call_scalar_t<decltype(positions_only)>, D1>);
+  STATIC_REQUIRE(std::is_same_v<pairloop::call_scalar_t<ParticleSet<2, double>>, double>);
+  STATIC_REQUIRE(std::is_same_v<pairloop::call_scalar_t<decltype(positions_only)>, D1>);
 }
 
 TEST_CASE("jvp: N directions in one pass equal N one-direction passes", "[jvp]") {
@@ -321,7 +321,7 @@ std::vector<Vec<double, 2>> corrected_chain(const Set& set,
   const ops::Corrections corrections{crk.state(), renormalization.state(), grad_h};
   using Op = ops::Gradient<Kernel, GradientScheme::Difference>;
   std::vector<Vec<double, 2>> out;
-  if constexpr (!is_dual_v<ops::detail::call_scalar_t<Set>>) {
+  if constexpr (!is_dual_v<pairloop::call_scalar_t<Set>>) {
     (void)tangents;
     const auto g =
         apply<Op>(ex, weighted, weighted, domain, list, f, f, ApplyOptions<double>{}, corrections);

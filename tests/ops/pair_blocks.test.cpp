@@ -320,7 +320,7 @@ TEST_CASE("pair blocks: PackDual's arithmetic gives each lane the bits of Dual's
           "[ops][blocks][jvp]") {
   constexpr int L = simd::native_lanes<double>();
   using P = simd::Pack<double, L>;
-  using PD = ops::detail::PackDual<P, 2>;
+  using PD = pairloop::PackDual<P, 2>;
   using D2 = Dual<double, 2>;
   std::mt19937 rng(23);
   std::uniform_real_distribution<double> u(-2.0, 2.0);

@@ -739,16 +739,16 @@ TEST_CASE("references_are_near: references within a few indices of their queries
       far.push_back(std::int32_t((i * 7919 + k * 31337) % n));
     }
   }
-  CHECK(ops::detail::references_are_near(offsets.data(), near.data(), n));
-  CHECK_FALSE(ops::detail::references_are_near(offsets.data(), far.data(), n));
+  CHECK(pairloop::references_are_near(offsets.data(), near.data(), n));
+  CHECK_FALSE(pairloop::references_are_near(offsets.data(), far.data(), n));
   // One far reference in four is too many; no queries or no pairs are near (nothing to fetch).
   for (std::size_t e = 0; e < near.size(); e += 4) {
     near[e] = far[e];
   }
-  CHECK_FALSE(ops::detail::references_are_near(offsets.data(), near.data(), n));
-  CHECK(ops::detail::references_are_near(offsets.data(), near.data(), 0));
+  CHECK_FALSE(pairloop::references_are_near(offsets.data(), near.data(), n));
+  CHECK(pairloop::references_are_near(offsets.data(), near.data(), 0));
   const std::vector<std::int64_t> no_pairs(n + 1, 0);
-  CHECK(ops::detail::references_are_near(no_pairs.data(), near.data(), n));
+  CHECK(pairloop::references_are_near(no_pairs.data(), near.data(), n));
 }
 
 TEST_CASE("transpose_neighbor_list: each reference lists its queries in increasing order",

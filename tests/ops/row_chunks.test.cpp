@@ -20,7 +20,7 @@
 #endif
 
 using namespace sphad;
-using ops::detail::RowChunks;
+using pairloop::RowChunks;
 
 namespace {
 
@@ -126,7 +126,7 @@ TEST_CASE("row chunks: found while copying the entries, the same chunks and an e
   const auto list =
       build_neighbor_list<SupportScheme::Gather>(exec::host{}, points, points, domain);
   const auto [copy, recorded] =
-      ops::detail::copy_with_chunks(exec::host{}, list, std::int64_t(x.size()), true, true);
+      pairloop::copy_with_chunks(exec::host{}, list, std::int64_t(x.size()), true, true);
   REQUIRE(recorded.chunks.has_value());
   CHECK(copy.num_pairs == list.num_pairs);
   CHECK(std::vector<std::int32_t>(copy.neighbors.data(), copy.neighbors.data() + copy.num_pairs) ==
@@ -136,7 +136,7 @@ TEST_CASE("row chunks: found while copying the entries, the same chunks and an e
   check_same_chunks(*recorded.chunks, RowChunks(copy.offsets.data(), copy.neighbors.data(),
                                                 copy.num_queries, std::int64_t(x.size())));
   // Summing by pair slots: a plain copy, no chunks.
-  CHECK_FALSE(ops::detail::copy_with_chunks(exec::host{}, list, std::int64_t(x.size()), false, true)
+  CHECK_FALSE(pairloop::copy_with_chunks(exec::host{}, list, std::int64_t(x.size()), false, true)
                   .second.chunks.has_value());
 }
 

@@ -43,7 +43,7 @@ void apparent_volumes_into(const Exec& exec,
   constexpr const char* function = "corrections::apparent_volumes";
   using T = ops::call_scalar_t<Queries, References>;
   detail::require_output(volumes, queries.size(), function, "volumes");
-  ops::detail::evaluate_all<detail::KernelSum<Kernel>>(
+  pairloop::evaluate_all<detail::KernelSum<Kernel>>(
       exec, queries, references, domain, adjacency, Span<const ops::NoField>{},
       Span<const ops::NoField>{}, ApplyOptions<typename Queries::primal_scalar>{direction, 0},
       ops::Uncorrected{}, detail::StoreReciprocal<T>{volumes.data()}, function);
@@ -95,7 +95,7 @@ void crk_factors_into(
                                       references.volumes.size(), " for ", references.size(), ")"));
   SPHAD_REQUIRE(options.tau >= 0, function, "options.tau",
                 sphad::detail::concat("must be >= 0 (got ", options.tau, ")"));
-  ops::detail::evaluate_all<detail::MomentSum<Kernel>>(
+  pairloop::evaluate_all<detail::MomentSum<Kernel>>(
       exec, queries, references, domain, adjacency, Span<const ops::NoField>{},
       Span<const ops::NoField>{},
       ApplyOptions<typename Queries::primal_scalar>{options.direction, 0}, ops::Uncorrected{},
@@ -121,7 +121,7 @@ void crk_density_into(const Exec& exec,
   SPHAD_REQUIRE(particles.volumes.size() == particles.size(), function, "particles",
                 sphad::detail::concat("needs volumes (the apparent volumes; got ",
                                       particles.volumes.size(), " for ", particles.size(), ")"));
-  ops::detail::evaluate_all<detail::CRKDensitySums<Kernel>>(
+  pairloop::evaluate_all<detail::CRKDensitySums<Kernel>>(
       exec, particles, particles, domain, adjacency, Span<const ops::NoField>{},
       Span<const ops::NoField>{}, ApplyOptions<typename Set::primal_scalar>{direction, 0},
       ops::Corrections<CRKState>{state, {}, {}}, detail::StoreQuotient<T>{density.data()},
@@ -168,8 +168,7 @@ compute_crk_factors(const Exec& exec,
                     const Domain<D, typename Set::primal_scalar>& domain,
                     const Adjacency& adjacency,
                     const CRKOptions<typename Set::primal_scalar>& options = {}) {
-  const std::int64_t n =
-      ops::detail::checked_size(particles, "corrections::crk_factors", "particles");
+  const std::int64_t n = pairloop::checked_size(particles, "corrections::crk_factors", "particles");
   CRKFactors<D, T, Exec> f{Buffer<T, Exec>(exec, n),         Buffer<T, Exec>(exec, n),
                            Buffer<T, Exec>(exec, n),         Buffer<Vec<T, D>, Exec>(exec, n),
                            Buffer<Vec<T, D>, Exec>(exec, n), Buffer<Mat<T, D, D>, Exec>(exec, n)};
@@ -259,7 +258,7 @@ compute_crk_factors(const Exec& exec,
                     const Domain<D, typename Set::primal_scalar>& domain,
                     const Adjacency& adjacency,
                     const CRKOptions<typename Set::primal_scalar>& options = {}) {
-  return ops::detail::dispatch_enabled_kernel(
+  return ops::dispatch_enabled_kernel(
       kernel, "corrections::compute_crk_factors", "kernel",
       [&](auto k) {
         return compute_crk_factors<decltype(k)>(exec, particles, domain, adjacency, options);

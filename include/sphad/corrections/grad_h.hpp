@@ -84,7 +84,7 @@ void grad_h_omegas_into(const Exec& exec,
   SPHAD_REQUIRE(queries.densities.size() == queries.size(), function, "particles",
                 sphad::detail::concat("needs densities (got ", queries.densities.size(), " for ",
                                       queries.size(), ")"));
-  ops::detail::evaluate_all<detail::KernelDhSum<Kernel>>(
+  pairloop::evaluate_all<detail::KernelDhSum<Kernel>>(
       exec, queries, references, domain, adjacency, Span<const ops::NoField>{},
       Span<const ops::NoField>{}, options, ops::Uncorrected{},
       detail::StoreOmega<D, T, decltype(queries.supports), decltype(queries.densities)>{
@@ -124,7 +124,7 @@ Buffer<T, Exec> compute_omegas(const Exec& exec,
                                const Adjacency& adjacency,
                                const ApplyOptions<typename Set::primal_scalar>& options = {}) {
   Buffer<T, Exec> omegas(
-      exec, ops::detail::checked_size(particles, "corrections::grad_h_omegas", "particles"));
+      exec, pairloop::checked_size(particles, "corrections::grad_h_omegas", "particles"));
   grad_h_omegas_into<Kernel>(exec, particles, domain, adjacency,
                              Span<T>{omegas.data(), omegas.size()}, options);
   return omegas;
@@ -175,7 +175,7 @@ Buffer<T, Exec> compute_omegas(const Exec& exec,
                                const Domain<D, typename Set::primal_scalar>& domain,
                                const Adjacency& adjacency,
                                const ApplyOptions<typename Set::primal_scalar>& options = {}) {
-  return ops::detail::dispatch_enabled_kernel(
+  return ops::dispatch_enabled_kernel(
       kernel, "corrections::compute_omegas", "kernel",
       [&](auto k) {
         return compute_omegas<decltype(k)>(exec, particles, domain, adjacency, options);

@@ -124,7 +124,7 @@ void renormalization_matrices_into(
   constexpr const char* function = "corrections::renormalization_matrices";
   detail::require_output(matrices, queries.size(), function, "matrices");
   detail::require_output(covariances, queries.size(), function, "covariances", true);
-  ops::detail::evaluate_all<detail::RenormalizationCovariance<Kernel, Support>>(
+  pairloop::evaluate_all<detail::RenormalizationCovariance<Kernel, Support>>(
       exec, queries, references, domain, adjacency, Span<const ops::NoField>{},
       Span<const ops::NoField>{}, options, corrections,
       detail::StoreRenormalization<D, T>{matrices.data(),
@@ -162,7 +162,7 @@ compute_renormalization(const Exec& exec,
                         const ApplyOptions<typename Queries::primal_scalar>& options = {},
                         const Corr& corrections = {}) {
   const std::int64_t n =
-      ops::detail::checked_size(queries, "corrections::renormalization_matrices", "queries");
+      pairloop::checked_size(queries, "corrections::renormalization_matrices", "queries");
   RenormalizationMatrices<D, T, Exec> out{Buffer<Mat<T, D, D>, Exec>(exec, n),
                                           Buffer<Mat<T, D, D>, Exec>(exec, n)};
   renormalization_matrices_into<Kernel, Support>(
@@ -216,10 +216,10 @@ compute_renormalization(const Exec& exec,
                         const ApplyOptions<typename Queries::primal_scalar>& options = {},
                         const Corr& corrections = {}) {
   constexpr const char* function = "corrections::compute_renormalization";
-  return ops::detail::dispatch_enabled_kernel(
+  return ops::dispatch_enabled_kernel(
       properties.kernel, function, "properties.kernel",
       [&](auto kernel) {
-        return ops::detail::dispatch_value(
+        return ops::dispatch_value(
             properties.support, "properties.support",
             [&](auto support) {
               return compute_renormalization<decltype(kernel), decltype(support)::value>(

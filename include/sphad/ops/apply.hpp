@@ -35,7 +35,7 @@ namespace ops {
 /// The scalar an operator call computes in: the promotion of every particle field's and
 /// correction state's scalar (plain unless one carries tangents).
 template <class Queries, class References = Queries, class Corr = Uncorrected>
-using call_scalar_t = detail::call_scalar_t<Queries, References, Corr>;
+using call_scalar_t = pairloop::call_scalar_t<Queries, References, Corr>;
 
 /// What each query gets from operator Op called with these sets, field views and corrections.
 template <class Op,
@@ -45,7 +45,7 @@ template <class Op,
           class ReferenceValues,
           class Corr = Uncorrected>
 using output_of_t =
-    detail::output_of_t<Op, Queries, References, QueryValues, ReferenceValues, Corr>;
+    pairloop::output_of_t<Op, Queries, References, QueryValues, ReferenceValues, Corr>;
 namespace detail {
 /// No member unless Corr is an `ops::Corrections` (so the overloads without value arguments
 /// drop out of other calls).
@@ -105,9 +105,9 @@ void apply_into(
       out.size() == queries.size(), function, "out",
       sphad::detail::concat("has ", out.size(), " entries for ", queries.size(), " queries"));
   using Out = ops::output_of_t<Op, Queries, References, QueryValues, ReferenceValues, Corr>;
-  ops::detail::evaluate_all<Op>(exec, queries, references, domain, adjacency, query_values,
-                                reference_values, options, corrections,
-                                ops::detail::StoreAt<Out>{out.data()}, function);
+  pairloop::evaluate_all<Op>(exec, queries, references, domain, adjacency, query_values,
+                             reference_values, options, corrections,
+                             pairloop::StoreAt<Out>{out.data()}, function);
 }
 
 /// `apply_into` with the output allocated here: a `Buffer` of Nq outputs in the memory of
@@ -133,7 +133,7 @@ apply(const Exec& exec,
       const ApplyOptions<typename Queries::primal_scalar>& options = {},
       const Corr& corrections = {}) {
   using Out = ops::output_of_t<Op, Queries, References, QueryValues, ReferenceValues, Corr>;
-  Buffer<Out, Exec> out(exec, ops::detail::checked_size(queries, "apply", "queries"));
+  Buffer<Out, Exec> out(exec, pairloop::checked_size(queries, "apply", "queries"));
   apply_into<Op>(exec, queries, references, domain, adjacency, query_values, reference_values,
                  Span<Out>{out.data(), out.size()}, options, corrections);
   return out;

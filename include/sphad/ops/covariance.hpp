@@ -45,7 +45,7 @@ struct scalar_of<ops::CovarianceResult<T, D>, void> {
 namespace sphad::ops {
 
 template <class Kernel, SupportScheme Support = SupportScheme::Gather>
-struct Covariance : detail::OperatorBase<Kernel, Support> {
+struct Covariance : OperatorBase<Kernel, Support> {
   static constexpr OperationProperties properties = Covariance::describe(Operation::Covariance);
   template <int D, class F>
   static constexpr bool accepts_field = true; // values are not read

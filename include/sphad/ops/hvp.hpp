@@ -35,10 +35,10 @@ struct DensityPositionGradient : OperatorBase<Kernel, Support> {
 /// Stores query i's first tangent (the primal g_i is not wanted).
 template <class Out>
 struct StoreFirstTangent {
-  using Primal = decltype(value_part(std::declval<Out>()));
+  using Primal = decltype(pairloop::value_part(std::declval<Out>()));
   Primal* out;
   SPHAD_HOST_DEVICE SPHAD_INLINE void operator()(std::int64_t i, const Out& value) const {
-    out[i] = tangent_part(value, 0);
+    out[i] = pairloop::tangent_part(value, 0);
   }
 };
 
@@ -82,9 +82,9 @@ void density_position_hvp_into(const Exec& exec,
   using Op = ops::detail::DensityPositionGradient<Kernel, Support>;
   using Out = ops::output_of_t<Op, decltype(q), decltype(r), Span<const ops::NoField>,
                                Span<const ops::NoField>, ops::Uncorrected>;
-  ops::detail::evaluate_all<Op>(exec, q, r, domain, neighbors, Span<const ops::NoField>{},
-                                Span<const ops::NoField>{}, options, ops::Uncorrected{},
-                                ops::detail::StoreFirstTangent<Out>{out.data()}, function, one_set);
+  pairloop::evaluate_all<Op>(exec, q, r, domain, neighbors, Span<const ops::NoField>{},
+                             Span<const ops::NoField>{}, options, ops::Uncorrected{},
+                             ops::detail::StoreFirstTangent<Out>{out.data()}, function, one_set);
 }
 
 /// `density_position_hvp_into` with the output allocated here ([Nq], stream-ordered).
@@ -97,8 +97,8 @@ Buffer<Vec<T, D>, Exec> density_position_hvp(const Exec& exec,
                                              Span<const Vec<T, D>> query_tangents,
                                              Span<const Vec<T, D>> reference_tangents,
                                              const ApplyOptions<T>& options = {}) {
-  Buffer<Vec<T, D>, Exec> out(
-      exec, ops::detail::checked_size(queries, "density_position_hvp", "queries"));
+  Buffer<Vec<T, D>, Exec> out(exec,
+                              pairloop::checked_size(queries, "density_position_hvp", "queries"));
   density_position_hvp_into<Kernel, Support>(exec, queries, references, domain, neighbors,
                                              query_tangents, reference_tangents,
                                              Span<Vec<T, D>>{out.data(), out.size()}, options);

@@ -27,7 +27,7 @@ struct JVPTypes {
   using output = output_of_t<Op, Queries, References, QV, RV, Corr>;
   static constexpr bool has_tangents = is_dual_v<scalar_of_t<output>>;
   static constexpr int directions = tangent_count_v<scalar_of_t<output>>;
-  using primal = typename StoreSplit<output, directions>::Primal;
+  using primal = typename pairloop::StoreSplit<output, directions>::Primal;
 };
 
 /// The primal output of a JVP of an operator without fields; no member unless Corr is an
@@ -107,11 +107,11 @@ void jvp_into(
                 sphad::detail::concat("has ", tangents.size(), " entries; ", Types::directions,
                                       " direction(s) of ", n, " queries need ",
                                       Types::directions * n));
-  ops::detail::evaluate_all<Op>(exec, queries, references, domain, adjacency, query_values,
-                                reference_values, options, corrections,
-                                ops::detail::StoreSplit<typename Types::output, Types::directions>{
-                                    primal.data(), tangents.data(), n},
-                                function);
+  pairloop::evaluate_all<Op>(exec, queries, references, domain, adjacency, query_values,
+                             reference_values, options, corrections,
+                             pairloop::StoreSplit<typename Types::output, Types::directions>{
+                                 primal.data(), tangents.data(), n},
+                             function);
 }
 
 /// `jvp_into` with both outputs allocated here (stream-ordered on CUDA, no synchronization).
@@ -136,7 +136,7 @@ jvp(const Exec& exec,
     const Corr& corrections = {}) {
   using Types = ops::detail::JVPTypes<Op, Queries, References, QueryValues, ReferenceValues, Corr>;
   using Primal = typename Types::primal;
-  const std::int64_t n = ops::detail::checked_size(queries, "jvp", "queries");
+  const std::int64_t n = pairloop::checked_size(queries, "jvp", "queries");
   JVPResult<Primal, Exec> out{Buffer<Primal, Exec>(exec, n),
                               Buffer<Primal, Exec>(exec, Types::directions * n)};
   jvp_into<Op>(exec, queries, references, domain, adjacency, query_values, reference_values,

@@ -36,7 +36,7 @@ namespace sphad::ops {
 
 /// ρ_i = Σ_j m_j W_ij; output [Nq]. Reads no densities, values or volumes.
 template <class Kernel, SupportScheme Support = SupportScheme::Gather>
-struct Density : detail::OperatorBase<Kernel, Support>, KernelQuantity<KernelPart::value> {
+struct Density : OperatorBase<Kernel, Support>, KernelQuantity<KernelPart::value> {
   static constexpr OperationProperties properties = Density::describe(Operation::Density);
   template <int D, class F>
   static constexpr bool accepts_field = true; // values are not read
@@ -55,8 +55,7 @@ struct Density : detail::OperatorBase<Kernel, Support>, KernelQuantity<KernelPar
 
 /// f̃_i = Σ_j f_j V_j W_ij; output shaped like the field.
 template <class Kernel, SupportScheme Support = SupportScheme::Gather>
-struct Interpolate : detail::OperatorBase<Kernel, Support>,
-                     KernelQuantity<KernelPart::corrected_value> {
+struct Interpolate : OperatorBase<Kernel, Support>, KernelQuantity<KernelPart::corrected_value> {
   static constexpr OperationProperties properties = Interpolate::describe(Operation::Interpolate);
   template <int D, class F>
   static constexpr bool accepts_field = detail::is_field_v<F>;

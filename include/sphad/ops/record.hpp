@@ -66,7 +66,7 @@ auto record(Tape<Exec>& tape,
             const ReferenceValues& reference_values = {},
             const ApplyOptions<typename Queries::primal_scalar>& options = {},
             const Corr& corrections = {}) {
-  using namespace ops::detail;
+  using namespace pairloop;
   static_assert(!is_std_vector_v<QueryValues> && !is_std_vector_v<ReferenceValues>,
                 "sphad::record: the record keeps its field values as views until the backward; "
                 "pass a Variable, or Span<const T>(vector) for values without a gradient");
@@ -104,8 +104,8 @@ auto record(Tape<Exec>& tape,
                           : search::detail::group_entries(tape.exec(), NeighborList<Exec>{}, 0);
     // The list's copy; on the host, with the sweep's chunks of rows found in the same pass
     // (summing by chunks).
-    auto [copy, chunks] = ops::detail::copy_with_chunks(
-        tape.exec(), neighbors, references.size(), !tape.uses_pair_slots(), Dirs::per_pair > 0);
+    auto [copy, chunks] = pairloop::copy_with_chunks(tape.exec(), neighbors, references.size(),
+                                                     !tape.uses_pair_slots(), Dirs::per_pair > 0);
     sphad::detail::TapeAccess::push(
         tape,
         std::make_unique<

@@ -39,8 +39,6 @@ using AllSupportSchemes = SupportList<SupportScheme::Gather,
                                       SupportScheme::SuperSymmetric,
                                       SupportScheme::PartialSymmetric>;
 
-namespace detail {
-
 /// Calls `f(std::integral_constant<E, V>{})` for the V in the list equal to `value`; throws
 /// naming `argument` when none is.
 template <class F, auto First, auto... Rest>
@@ -86,6 +84,8 @@ decltype(auto) dispatch_enabled_kernel(KernelId id,
               : sphad::detail::concat("unknown KernelId (got ", static_cast<int>(id), ")"));
   }
 }
+
+namespace detail {
 
 using GradientSchemes = ValueList<GradientScheme::Naive,
                                   GradientScheme::Symmetric,
@@ -241,10 +241,10 @@ struct scalars_of<CovarianceResult<T, D>> {
 /// @tparam Supports  the support schemes to instantiate (`SupportList<...>`), default all
 template <class Kernels = kernels::AllKernels, class Supports = AllSupportSchemes, class F>
 decltype(auto) dispatch(const OperationProperties& properties, F&& f) {
-  return detail::dispatch_enabled_kernel(
+  return dispatch_enabled_kernel(
       properties.kernel, "ops::dispatch", "properties.kernel",
       [&](auto kernel) -> decltype(auto) {
-        return detail::dispatch_value(
+        return dispatch_value(
             properties.support, "properties.support",
             [&](auto support) -> decltype(auto) {
               return detail::dispatch_operation<decltype(kernel), decltype(support)::value>(
@@ -321,7 +321,7 @@ void evaluate_into(const Exec& exec,
   dispatch<Kernels, Supports>(properties, [&](auto op) {
     using Op = decltype(op);
     if constexpr (Op::template accepts_field<D, F>) {
-      detail::evaluate_all<Op>(
+      pairloop::evaluate_all<Op>(
           exec, queries, references, domain, adjacency, query_values, reference_values, options,
           corrections, detail::StoreScalars<T>{out.data(), neighbor_counts.data()}, function);
     }

@@ -110,14 +110,17 @@ inline constexpr bool has_flags_v<Op,
                                               decltype(bool(Op::needs_values)),
                                               decltype(bool(Op::uses_grad_h))>> = true;
 
+} // namespace detail
+
 /// Whether Op's term is split (kernel_part with combine, or with particle_part and form).
 template <class Op>
-inline constexpr bool splits_term_v = has_kernel_part_v<Op>;
+inline constexpr bool splits_term_v = detail::has_kernel_part_v<Op>;
 
 /// Whether Op's combination factors as form(particle_part(p), k) (it has those and no combine).
 template <class Op>
 inline constexpr bool factored_combine_v =
-    splits_term_v<Op> && !has_combine_v<Op> && has_particle_part_v<Op> && has_form_v<Op>;
+    splits_term_v<Op> && !detail::has_combine_v<Op> && detail::has_particle_part_v<Op> &&
+    detail::has_form_v<Op>;
 
 /// Op's `KernelPart` (`other` unless it declares `kernel_part_kind`, as `KernelQuantity` does).
 template <class Op, class = void>
@@ -141,13 +144,11 @@ SPHAD_HOST_DEVICE SPHAD_INLINE auto combine(const PP& particles, const K& k) {
 template <class Op, class P>
 SPHAD_HOST_DEVICE SPHAD_INLINE auto pair_term(const P& p) {
   if constexpr (splits_term_v<Op>) {
-    return detail::combine<Op>(p.particles(), Op::kernel_part(p));
+    return combine<Op>(p.particles(), Op::kernel_part(p));
   } else {
     return Op::term(p);
   }
 }
-
-} // namespace detail
 
 /// Checks that Op is an operator (see this header's description), each missing or wrong member
 /// with a worded error; true when it is. `apply`, `jvp` and `record` check their operator.
@@ -177,7 +178,7 @@ constexpr bool check_operator() {
     static_assert(!(detail::has_term_v<Op> && detail::has_kernel_part_v<Op>),
                   "sphad::ops: the operator has both term and kernel_part; give one form of its "
                   "pair term");
-    if constexpr (detail::splits_term_v<Op>) {
+    if constexpr (splits_term_v<Op>) {
       static_assert(detail::has_combine_v<Op> ||
                         (detail::has_particle_part_v<Op> && detail::has_form_v<Op>),
                     "sphad::ops: a split operator joins its kernel part with the particle inputs: "

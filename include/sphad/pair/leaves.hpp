@@ -22,12 +22,10 @@ namespace sphad::ops {
 template <class X>
 struct Leaves;
 
-namespace detail {
 /// Whether X specializes `Leaves`.
 template <class X, class = void>
 inline constexpr bool has_leaves_v = false;
 template <class X>
 inline constexpr bool has_leaves_v<X, std::void_t<decltype(Leaves<X>::count)>> = true;
-} // namespace detail
 
 } // namespace sphad::ops

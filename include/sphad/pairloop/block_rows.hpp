@@ -11,6 +11,7 @@
 #include <sphad/pair/pair.hpp>
 #include <sphad/pairloop/lane_sums.hpp>
 #include <sphad/pairloop/pair_packs.hpp>
+#include <sphad/pairloop/vocabulary.hpp>
 #include <sphad/simd/pack.hpp>
 #include <sphad/simd/pack_memory.hpp>
 #include <sphad/span.hpp>
@@ -24,7 +25,7 @@
 /// (`BlockRow`, which the reverse sweep's kernel linearization shares), and the primal and JVP
 /// sum of a row over them (`row_in_blocks`).
 
-namespace sphad::ops::detail {
+namespace sphad::pairloop {
 
 #if SPHAD_HAS_PACKS
 /// The geometry of row i's blocks of L entries on the host (`Eval`: an `Evaluate`, its row's
@@ -366,9 +367,9 @@ void row_in_blocks(const Eval& eval,
           for (int a = 0; a < D; ++a) {
             g[a] = part[a];
           }
-          return detail::combine<Op>(particles, g);
+          return ops::combine<Op>(particles, g);
         } else {
-          return detail::combine<Op>(particles, part[0]);
+          return ops::combine<Op>(particles, part[0]);
         }
       }();
       if (!block_taken) {
@@ -387,9 +388,9 @@ void row_in_blocks(const Eval& eval,
             for (int a = 0; a < D; ++a) {
               g_l[a] = lane_of(part[a], l);
             }
-            sums.add(l, detail::combine<Op>(particles, g_l));
+            sums.add(l, ops::combine<Op>(particles, g_l));
           } else {
-            sums.add(l, detail::combine<Op>(particles, lane_of(part[0], l)));
+            sums.add(l, ops::combine<Op>(particles, lane_of(part[0], l)));
           }
         }
       });
@@ -402,4 +403,4 @@ void row_in_blocks(const Eval& eval,
 }
 #endif
 
-} // namespace sphad::ops::detail
+} // namespace sphad::pairloop

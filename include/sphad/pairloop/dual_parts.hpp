@@ -10,6 +10,7 @@
 #include <sphad/math/mat.hpp>
 #include <sphad/math/vec.hpp>
 #include <sphad/pair/leaves.hpp>
+#include <sphad/pairloop/vocabulary.hpp>
 
 #include <cstdint>
 #include <type_traits>
@@ -20,7 +21,7 @@
 /// (`tangent_part`), both stored per query (`StoreSplit`) — what forward mode writes out and
 /// the reverse pass contracts.
 
-namespace sphad::ops::detail {
+namespace sphad::pairloop {
 
 /// The primal part of an output (the outer dual layer's values; a struct keeps its other
 /// members, e.g. a Covariance count).
@@ -79,4 +80,4 @@ struct StoreSplit {
   }
 };
 
-} // namespace sphad::ops::detail
+} // namespace sphad::pairloop

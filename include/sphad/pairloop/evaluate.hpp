@@ -11,6 +11,7 @@
 #include <sphad/pair/pair.hpp>
 #include <sphad/pairloop/block_rows.hpp>
 #include <sphad/pairloop/lane_sums.hpp>
+#include <sphad/pairloop/vocabulary.hpp>
 #include <sphad/particles.hpp>
 #include <sphad/search/hash_grid.hpp>
 #include <sphad/search/neighbor_list.hpp>
@@ -54,7 +55,7 @@ SPHAD_HOST_DEVICE SPHAD_INLINE void prefetch_element(const View& view, std::int6
 
 } // namespace detail
 
-namespace ops::detail {
+namespace pairloop {
 
 /// Neighbours of query i from a CSR list.
 struct ListNeighbors {
@@ -316,7 +317,7 @@ struct Evaluate {
   /// the JVP and the reverse passes all evaluate.
   SPHAD_HOST_DEVICE SPHAD_INLINE auto
   pair_term(std::int64_t i, std::int32_t j, const QueryInputs& q) const {
-    return detail::pair_term<Op>(make_pair(i, j, q));
+    return ops::pair_term<Op>(make_pair(i, j, q));
   }
 
   /// Whether pair (i, j) is summed (its reference's kind accepted; not a skipped self pair).
@@ -381,6 +382,6 @@ struct Evaluate {
   }
 };
 
-} // namespace ops::detail
+} // namespace pairloop
 
 } // namespace sphad

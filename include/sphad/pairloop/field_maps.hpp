@@ -7,6 +7,7 @@
 #include <sphad/ad/tape.hpp>
 #include <sphad/errors.hpp>
 #include <sphad/pair/corrections.hpp>
+#include <sphad/pairloop/vocabulary.hpp>
 #include <sphad/particles.hpp>
 
 #include <type_traits>
@@ -16,7 +17,7 @@
 /// (all through one function, or by role), the correction states' arrays, their names in
 /// messages, and `Untracked`, which reads a `Variable` as its plain array.
 
-namespace sphad::ops::detail {
+namespace sphad::pairloop {
 
 /// A view with its tracking removed: a `Variable` reads as the `Span` of its array.
 struct Untracked {
@@ -154,4 +155,4 @@ auto map_corrections(const C& c, FK&& fk, FQ&& fq, FR&& fr) {
       crk, renormalization, grad_h};
 }
 
-} // namespace sphad::ops::detail
+} // namespace sphad::pairloop

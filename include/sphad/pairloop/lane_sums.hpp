@@ -8,6 +8,7 @@
 #include <sphad/kernels/wendland.hpp>
 #include <sphad/pair/concept.hpp>
 #include <sphad/pair/corrections.hpp>
+#include <sphad/pairloop/vocabulary.hpp>
 #include <sphad/simd/pack.hpp>
 
 #include <type_traits>
@@ -18,7 +19,7 @@
 /// meet in a fixed tree) and which calls take the host's pair blocks (`takes_pair_blocks`; the
 /// kernel on packs: pair_packs.hpp, dual numbers on packs: pack_dual.hpp).
 
-namespace sphad::ops::detail {
+namespace sphad::pairloop {
 
 /// The lanes of a row's sum for primal scalar P: on the host as many as one SIMD register holds
 /// (16 bytes with SSE2 — two doubles, four floats —, 32 with AVX), 1 on the device (a thread's
@@ -144,4 +145,4 @@ constexpr bool takes_pair_blocks() {
   return false;
 }
 
-} // namespace sphad::ops::detail
+} // namespace sphad::pairloop

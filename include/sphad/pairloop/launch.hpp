@@ -9,6 +9,7 @@
 #include <sphad/pair/options.hpp>
 #include <sphad/pairloop/evaluate.hpp>
 #include <sphad/pairloop/validate_call.hpp>
+#include <sphad/pairloop/vocabulary.hpp>
 
 /// \file
 /// \brief The pair loop's launch: a checked call's `Evaluate` over every query
@@ -17,7 +18,7 @@
 
 namespace sphad {
 
-namespace ops::detail {
+namespace pairloop {
 
 /// Launches a call already checked (`validate_call`, `traversal`): `store(i, value)` receives
 /// each query's result, `rows` (neighbours and kind filter) and `factor` are what the checks
@@ -83,6 +84,6 @@ void evaluate_all(const Exec& exec,
                  skip_self_pairs);
 }
 
-} // namespace ops::detail
+} // namespace pairloop
 
 } // namespace sphad

@@ -6,6 +6,7 @@
 
 #include <sphad/ad/dual.hpp>
 #include <sphad/math/vec.hpp>
+#include <sphad/pairloop/vocabulary.hpp>
 #include <sphad/simd/pack.hpp>
 
 #include <type_traits>
@@ -15,7 +16,7 @@
 /// tangents as packs, `Dual`'s arithmetic lane by lane), `PackedOutput` (an operator's output
 /// as packs and one lane of it back), and the lane helpers `keep_lanes`, `lane_of`, `tangent_of`.
 
-namespace sphad::ops::detail {
+namespace sphad::pairloop {
 
 #if SPHAD_HAS_PACKS
 /// The packs of a pair block's combination: the scalar Out (or a `Vec` of them) as packs, and a
@@ -200,7 +201,7 @@ struct PackedOutput<Vec<Dual<typename P::scalar_type, N>, D>, P> {
 };
 #endif
 
-} // namespace sphad::ops::detail
+} // namespace sphad::pairloop
 
 #if SPHAD_HAS_PACKS
 namespace sphad {
@@ -211,7 +212,7 @@ struct primal<simd::Pack<T, W>> {
   using type = T;
 };
 template <class P, int N>
-struct primal<ops::detail::PackDual<P, N>> {
+struct primal<pairloop::PackDual<P, N>> {
   using type = typename P::scalar_type;
 };
 } // namespace sphad
@@ -219,11 +220,11 @@ struct primal<ops::detail::PackDual<P, N>> {
 /// A pack and a `PackDual` of it promote to the `PackDual` (`promote_t`, as a plain scalar and
 /// a `Dual` do): generic combinations convert the pack to a constant, as they convert a scalar.
 template <class P, int N>
-struct std::common_type<sphad::ops::detail::PackDual<P, N>, P> {
-  using type = sphad::ops::detail::PackDual<P, N>;
+struct std::common_type<sphad::pairloop::PackDual<P, N>, P> {
+  using type = sphad::pairloop::PackDual<P, N>;
 };
 template <class P, int N>
-struct std::common_type<P, sphad::ops::detail::PackDual<P, N>> {
-  using type = sphad::ops::detail::PackDual<P, N>;
+struct std::common_type<P, sphad::pairloop::PackDual<P, N>> {
+  using type = sphad::pairloop::PackDual<P, N>;
 };
 #endif

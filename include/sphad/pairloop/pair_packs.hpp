@@ -7,6 +7,7 @@
 #include <sphad/kernels/evaluate.hpp>
 #include <sphad/kernels/support.hpp>
 #include <sphad/pairloop/pack_dual.hpp>
+#include <sphad/pairloop/vocabulary.hpp>
 #include <sphad/simd/pack.hpp>
 
 /// \file
@@ -15,7 +16,7 @@
 /// no branch per pair) and `PairPacks` (the kernel part of a support scheme: at h_ij, or the mean
 /// of the evaluations at h_i and h_j).
 
-namespace sphad::ops::detail {
+namespace sphad::pairloop {
 
 #if SPHAD_HAS_PACKS
 /// Kernel K in dimension D on a pack of pairs: the operations of `kernels::value` and
@@ -300,4 +301,4 @@ struct PairPacks {
 };
 #endif
 
-} // namespace sphad::ops::detail
+} // namespace sphad::pairloop

@@ -11,6 +11,7 @@
 #include <sphad/pair/corrections.hpp>
 #include <sphad/pair/options.hpp>
 #include <sphad/pairloop/evaluate.hpp>
+#include <sphad/pairloop/vocabulary.hpp>
 #include <sphad/particles.hpp>
 #include <sphad/search/hash_grid.hpp>
 #include <sphad/search/list_checks.hpp>
@@ -24,7 +25,7 @@
 /// \brief The checks of an operator call, all before any launch: particle sets, correction
 /// states, field values, options, the domain and the adjacency (a list or the search grid).
 
-namespace sphad::ops::detail {
+namespace sphad::pairloop {
 
 /// The particle count of a set, checked ≥ 0 (entry points that allocate per particle call it
 /// before allocating).
@@ -288,4 +289,4 @@ Traversal<GridNeighbors<S, D, R>> traversal(const Exec& exec,
   return traversal_of(GridNeighbors<S, D, R>{grid.view()}, direction, q, r);
 }
 
-} // namespace sphad::ops::detail
+} // namespace sphad::pairloop

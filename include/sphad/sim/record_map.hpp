@@ -27,7 +27,7 @@
 
 namespace sphad {
 
-namespace ops::detail {
+namespace sim::detail {
 
 /// Views read together, element by element (a tuple for device code): `apply(f, i)` is
 /// f(v0[i], v1[i], ...).
@@ -77,10 +77,10 @@ struct MapAdjoint {
   Pack views;
   const OutPrimal* ybar;
   std::int64_t ybar_stride;
-  GradientTargets<S, N> targets;
+  pairloop::GradientTargets<S, N> targets;
   SPHAD_HOST_DEVICE SPHAD_INLINE void operator()(std::int64_t i) const {
     S g[K] = {};
-    add_directions(g, ybar[i * ybar_stride], views.apply(f, i));
+    pairloop::add_directions(g, ybar[i * ybar_stride], views.apply(f, i));
     targets.add(i, g);
   }
 };
@@ -111,10 +111,10 @@ struct MapRecord final : sphad::detail::Record<Exec> {
   void check_versions() const override { sphad::detail::check_snapshots(snapshots); }
   std::int64_t bytes() const override { return std::int64_t(sizeof(*this)); }
   void backward(Tape<Exec>& tape) const override {
-    constexpr int K = (seeded_leaves<Views>() + ... + 0);
+    constexpr int K = (pairloop::seeded_leaves<Views>() + ... + 0);
     if constexpr (K > 0) {
-      constexpr int N = variables_v<Views...>;
-      Seeder<K, S, Exec, N> seeder{tape};
+      constexpr int N = pairloop::variables_v<Views...>;
+      pairloop::Seeder<K, S, Exec, N> seeder{tape};
       // Braces evaluate left to right: the inputs take their directions in order.
       const auto seeded = std::apply(
           [&](const auto&... v) { return std::tuple<decltype(seeder(v))...>{seeder(v)...}; },
@@ -147,7 +147,7 @@ void check_row_inputs(const Tape<Exec>& tape,
                       const Views&... inputs) {
   SPHAD_REQUIRE(n >= 0, function, "n", sphad::detail::concat("negative (got ", n, ")"));
   [[maybe_unused]] const auto check = [&](const auto& input) {
-    require_tracks_an_array(input, &tape, function, argument);
+    sphad::detail::require_tracks_an_array(input, &tape, function, argument);
     SPHAD_REQUIRE(
         input.size() == n, function, argument,
         sphad::detail::concat("an input has ", input.size(), " entries for ", n, " rows"));
@@ -162,7 +162,7 @@ template <bool Sum, class F, class Exec, class... Views>
 auto record_rows(
     Tape<Exec>& tape, std::int64_t n, const F& f, const char* function, const Views&... inputs) {
   check_row_inputs(tape, n, function, "inputs", inputs...);
-  const auto plain = make_pack(Untracked{}(inputs)...);
+  const auto plain = make_pack(pairloop::Untracked{}(inputs)...);
   using Pack = std::remove_const_t<decltype(plain)>;
   using Out = std::remove_cv_t<std::remove_reference_t<decltype(plain.apply(f, 0))>>;
   Variable<Out> out = sphad::detail::TapeAccess::make_output<Out>(tape, Sum ? 1 : n);
@@ -180,7 +180,7 @@ auto record_rows(
   return out;
 }
 
-} // namespace ops::detail
+} // namespace sim::detail
 
 /// Reverse mode for a row-wise function: out[i] = f(inputs[0][i], inputs[1][i], ...) for i in
 /// [0, n), recorded on `tape` when any input is a `Variable`, the output returned as a
@@ -193,7 +193,7 @@ auto record_rows(
 /// naming `inputs` when a view's size is not n, before the tape changes.
 template <class F, class Exec, class... Views>
 auto record_map(Tape<Exec>& tape, std::int64_t n, const F& f, const Views&... inputs) {
-  return ops::detail::record_rows<false>(tape, n, f, "record_map", inputs...);
+  return sim::detail::record_rows<false>(tape, n, f, "record_map", inputs...);
 }
 
 /// Reverse mode for a sum over rows: out[0] = Σ_{i < n} f(inputs[0][i], inputs[1][i], ...), one
@@ -207,7 +207,7 @@ auto record_map(Tape<Exec>& tape, std::int64_t n, const F& f, const Views&... in
 /// named sums a loss is made of (`record_sum`, `record_dot`, ...) are in <sphad/sim/reduce.hpp>.
 template <class F, class Exec, class... Views>
 auto record_reduce(Tape<Exec>& tape, std::int64_t n, const F& f, const Views&... inputs) {
-  return ops::detail::record_rows<true>(tape, n, f, "record_reduce", inputs...);
+  return sim::detail::record_rows<true>(tape, n, f, "record_reduce", inputs...);
 }
 
 } // namespace sphad

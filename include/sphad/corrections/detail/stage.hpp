@@ -6,12 +6,13 @@
 
 #include <sphad/ops/apply.hpp>
 #include <sphad/ops/operators.hpp>
+#include <sphad/pair/operator_base.hpp>
 
 #include <cstdint>
 
 /// \file
 /// \brief What the correction pipelines share: each stage is an operator-like spec (a pair
-/// term) run by the operators' own loop (`ops::detail::evaluate_all`: the same traversal, kinds,
+/// term) run by the operators' own loop (`pairloop::evaluate_all`: the same traversal, kinds,
 /// directions, validation and scalar templating), with a store functor that finishes each
 /// query's sum (a reciprocal, a small solve) before writing it.
 
@@ -20,7 +21,7 @@ namespace sphad::corrections::detail {
 /// A pipeline stage over kernel K with support scheme S: reads no field values, never uses
 /// grad-h; `NeedsDensities` says whether the particles' densities (or volumes) are read.
 template <class Kernel, SupportScheme Support, bool NeedsDensities = false>
-struct Stage : ops::detail::OperatorBase<Kernel, Support> {
+struct Stage : ops::OperatorBase<Kernel, Support> {
   static constexpr bool uses_grad_h = false;
   static constexpr bool needs_densities = NeedsDensities;
   static constexpr bool needs_values = false;

@@ -10,6 +10,7 @@
 #include <sphad/pair/corrections.hpp>
 #include <sphad/pair/pair.hpp>
 #include <sphad/pairloop/reverse/leaf_algebra.hpp>
+#include <sphad/pairloop/vocabulary.hpp>
 
 #include <type_traits>
 
@@ -18,7 +19,7 @@
 /// pair vector, then each side's kernel and particle inputs) and how many scalars a pair hands
 /// to its reference, from the types of the call's views alone.
 
-namespace sphad::ops::detail {
+namespace sphad::pairloop {
 
 /// The directions a correction state takes on the query side (CRK, renormalization, query
 /// Ω) and on the reference side (reference Ω).
@@ -122,4 +123,4 @@ struct Directions {
   }
 };
 
-} // namespace sphad::ops::detail
+} // namespace sphad::pairloop

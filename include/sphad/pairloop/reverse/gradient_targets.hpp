@@ -8,6 +8,7 @@
 #include <sphad/ad/tape.hpp>
 #include <sphad/pair/corrections.hpp>
 #include <sphad/pairloop/reverse/leaf_algebra.hpp>
+#include <sphad/pairloop/vocabulary.hpp>
 
 #include <cstdint>
 #include <cstdlib>
@@ -19,7 +20,7 @@
 /// the role's `Variable` views: `RoleVariables`) and `Seeder`, which gives each `Variable` of a
 /// pass its directions and its target.
 
-namespace sphad::ops::detail {
+namespace sphad::pairloop {
 
 /// Where a pass adds its directions: array[index · stride + c] += g[offset + c] for the
 /// `leaves` scalars of each element (`stride`: the element's size in scalars).
@@ -80,8 +81,7 @@ struct RoleVariables {
 /// no call can hold more targets than the array has room for.
 template <class S, int N>
 struct GradientTargets {
-  static_assert(N >= 0,
-                "sphad::ops::detail::GradientTargets: N counts views; it is never negative");
+  static_assert(N >= 0, "sphad::pairloop::GradientTargets: N counts views; it is never negative");
   /// The array's size: N, and one slot for a role without `Variable`s (no array of size 0).
   static constexpr int capacity = N > 0 ? N : 1;
   GradientTarget<S> targets[capacity];
@@ -160,4 +160,4 @@ struct Seeder {
   }
 };
 
-} // namespace sphad::ops::detail
+} // namespace sphad::pairloop

@@ -10,6 +10,7 @@
 #include <sphad/pair/corrections.hpp>
 #include <sphad/pairloop/reverse/direction_layout.hpp>
 #include <sphad/pairloop/reverse/leaf_algebra.hpp>
+#include <sphad/pairloop/vocabulary.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -20,7 +21,7 @@
 /// \brief `KernelPartAdjoint`: the reverse pass's hand-written adjoint of a kernel part that is
 /// a kernel quantity or a gradient form, in plain scalars instead of dual numbers.
 
-namespace sphad::ops::detail {
+namespace sphad::pairloop {
 
 /// The kernel part of a pair when it is a kernel quantity (W_ij, Ŵ_ij, Ĝ_ij: `KernelQuantity`)
 /// or a form around Ĝ_ij with its own transpose (`KernelPart::gradient_form`), differentiated by
@@ -184,4 +185,4 @@ struct KernelPartAdjoint {
   }
 };
 
-} // namespace sphad::ops::detail
+} // namespace sphad::pairloop

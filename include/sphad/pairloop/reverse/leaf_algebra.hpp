@@ -11,6 +11,7 @@
 #include <sphad/math/mat.hpp>
 #include <sphad/math/vec.hpp>
 #include <sphad/pairloop/dual_parts.hpp>
+#include <sphad/pairloop/vocabulary.hpp>
 
 #include <cstdint>
 #include <type_traits>
@@ -22,7 +23,7 @@
 /// adjoint, contracting an adjoint with a seeded result's tangents, and taking a seeded result's
 /// primal part.
 
-namespace sphad::ops::detail {
+namespace sphad::pairloop {
 
 /// The number of scalars in an element E (1 for a scalar, K for `Vec<T, K>`, R·C for a `Mat`,
 /// `Leaves<E>::count` for a struct: they come first in its memory, its other members after).
@@ -286,4 +287,4 @@ SPHAD_HOST_DEVICE SPHAD_INLINE void put_leaves(S* g, int at, const X& x) {
   }
 }
 
-} // namespace sphad::ops::detail
+} // namespace sphad::pairloop

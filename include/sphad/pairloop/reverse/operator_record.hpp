@@ -16,6 +16,7 @@
 #include <sphad/pairloop/reverse/leaf_algebra.hpp>
 #include <sphad/pairloop/reverse/pair_directions.hpp>
 #include <sphad/pairloop/reverse/sweep.hpp>
+#include <sphad/pairloop/vocabulary.hpp>
 #include <sphad/particles.hpp>
 #include <sphad/search/neighbor_list.hpp>
 #include <sphad/search/transpose.hpp>
@@ -30,7 +31,7 @@
 /// which seeds the call's `Variable`s, builds the pair's derivatives and runs the reverse
 /// sweep.
 
-namespace sphad::ops::detail {
+namespace sphad::pairloop {
 
 /// Stores nothing (the reverse pass handles each pair's term itself).
 struct NoStore {
@@ -295,4 +296,4 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
   }
 };
 
-} // namespace sphad::ops::detail
+} // namespace sphad::pairloop

@@ -11,6 +11,7 @@
 #include <sphad/pairloop/pack_dual.hpp>
 #include <sphad/pairloop/pair_packs.hpp>
 #include <sphad/pairloop/reverse/leaf_algebra.hpp>
+#include <sphad/pairloop/vocabulary.hpp>
 
 #include <cstdint>
 #include <type_traits>
@@ -19,7 +20,7 @@
 /// \brief A pair's directions in the reverse pass: `WholeTermDirections` (the whole term in one
 /// dual evaluation) and `SplitTermDirections` (the kernel part and the combination apart).
 
-namespace sphad::ops::detail {
+namespace sphad::pairloop {
 
 /// A pair's directions from its whole term evaluated once in `Dual<S, K>` (every input seeded):
 /// for operators that do not split into a kernel part and a combination (the correction
@@ -211,7 +212,7 @@ struct SplitTermDirections {
           seeded[a].tangent[c] = Pack(S(a == c ? 1 : 0));
         }
       }
-      const auto term = detail::combine<Op>(particles, seeded);
+      const auto term = ops::combine<Op>(particles, seeded);
       Vec<Pack, D> gbar;
       for (int c = 0; c < D; ++c) {
         gbar[c] = contract_lanes(ybar_i, term, c);
@@ -236,13 +237,13 @@ struct SplitTermDirections {
       seeded.value = form.value;
       seeded.tangent[0] = Pack(S(1));
       const auto unit =
-          form.unit.times(contract_lanes(ybar_i, detail::combine<Op>(particles, seeded), 0));
+          form.unit.times(contract_lanes(ybar_i, ops::combine<Op>(particles, seeded), 0));
       xbar = Packs::position_adjoint(linear, unit.gradient * factor) + unit.x;
     } else {
       PackDual<Pack, 1> seeded;
       seeded.value = Packs::w(linear) * factor;
       seeded.tangent[0] = Pack(S(1));
-      const auto term = detail::combine<Op>(particles, seeded);
+      const auto term = ops::combine<Op>(particles, seeded);
       xbar = Packs::position_adjoint(linear, contract_lanes(ybar_i, term, 0) * factor);
     }
     for (int a = 0; a < D; ++a) {
@@ -298,7 +299,7 @@ struct SplitTermDirections {
       S a[KC];
       contract_directions<KC>(
           a, ybar_i,
-          detail::combine<Op>(particles.make_particles(i, j, q.particles), seed<KC>(value, KP)));
+          ops::combine<Op>(particles.make_particles(i, j, q.particles), seed<KC>(value, KP)));
       SPHAD_PRAGMA_UNROLL
       for (int k = 0; k < KP; ++k) {
         g[KK + k] = a[k];
@@ -326,4 +327,4 @@ struct SplitTermDirections {
   }
 };
 
-} // namespace sphad::ops::detail
+} // namespace sphad::pairloop

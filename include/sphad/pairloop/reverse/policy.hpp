@@ -5,6 +5,7 @@
 #include <sphad/config.hpp>
 
 #include <sphad/exec/host.hpp>
+#include <sphad/pairloop/vocabulary.hpp>
 
 #include <cstdint>
 #include <type_traits>
@@ -19,13 +20,13 @@ namespace sphad::exec {
 struct cuda; // <sphad/exec/cuda.hpp> defines it (and needs nvcc); its policy only names it
 } // namespace sphad::exec
 
-namespace sphad::ops::detail {
+namespace sphad::pairloop {
 
 /// The reverse sweep's constants for execution space Exec: the host's and CUDA's below.
 template <class Exec>
 struct ReversePolicy {
   static_assert(!std::is_same_v<Exec, Exec>,
-                "sphad::ops::detail::ReversePolicy: no reverse-sweep constants for this execution "
+                "sphad::pairloop::ReversePolicy: no reverse-sweep constants for this execution "
                 "space; specialize ReversePolicy for it (see the host's and CUDA's)");
 };
 
@@ -80,4 +81,4 @@ struct ReversePolicy<exec::cuda> {
   static constexpr int lanes = 8;
 };
 
-} // namespace sphad::ops::detail
+} // namespace sphad::pairloop

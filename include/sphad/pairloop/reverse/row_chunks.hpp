@@ -7,6 +7,7 @@
 #include <sphad/exec/host.hpp>
 #include <sphad/pairloop/reverse/gradient_targets.hpp>
 #include <sphad/pairloop/reverse/policy.hpp>
+#include <sphad/pairloop/vocabulary.hpp>
 #include <sphad/search/neighbor_list.hpp>
 #include <sphad/search/transpose.hpp>
 #include <sphad/simd/pack_memory.hpp>
@@ -25,7 +26,7 @@
 /// sums live (`ChunkSums`), and the references' sums over the chunks in chunk order
 /// (`SumChunks`): the same bits on any number of threads.
 
-namespace sphad::ops::detail {
+namespace sphad::pairloop {
 
 /// The reference side's adjoints of pair (i, j) added at j of one chunk's own window of
 /// references [lo, hi) (`P` scalars per reference): the host sweep's rows run in chunks, each
@@ -255,4 +256,4 @@ struct SumChunks {
   std::int64_t blocks() const { return (num_references + block - 1) / block; }
 };
 
-} // namespace sphad::ops::detail
+} // namespace sphad::pairloop

@@ -13,6 +13,7 @@
 #include <sphad/pairloop/reverse/gradient_targets.hpp>
 #include <sphad/pairloop/reverse/policy.hpp>
 #include <sphad/pairloop/reverse/row_chunks.hpp>
+#include <sphad/pairloop/vocabulary.hpp>
 #include <sphad/search/neighbor_list.hpp>
 #include <sphad/search/transpose.hpp>
 #include <sphad/simd/pack.hpp>
@@ -30,7 +31,7 @@
 /// gather over the entries grouped by reference). No atomics: bitwise reproducible on any thread
 /// count.
 
-namespace sphad::ops::detail {
+namespace sphad::pairloop {
 
 /// The reference side's adjoints of pair k = (i, j) stored in the pair's own slot
 /// (`Dirs::per_pair` scalars at k · P; zeros for a filtered pair), for the gather over the
@@ -449,4 +450,4 @@ void reverse_sweep(Tape<Exec>& tape,
   }
 }
 
-} // namespace sphad::ops::detail
+} // namespace sphad::pairloop

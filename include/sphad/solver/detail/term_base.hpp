@@ -10,23 +10,20 @@
 #include <sphad/kernels/kernel_traits.hpp>
 #include <sphad/kernels/support.hpp>
 #include <sphad/math/vec.hpp>
+#include <sphad/pair/operator_base.hpp>
 
 #include <ratio>
 
 /// \file
-/// \brief What the solver's pair terms share: the kernel and support scheme members of the
-/// operator concept, and the paper length ℓ = h_ij/κ with the regularizer η² = εℓ² (Morris: ε =
-/// 0.01).
+/// \brief What the solver's pair terms share: their base (on the operators' `OperatorBase`), and
+/// the paper length ℓ = h_ij/κ with the regularizer η² = εℓ² (Morris: ε = 0.01).
 
 namespace sphad::solver::detail {
 
-/// The operator-concept members every solver term has (a kernel and a support scheme).
+/// A solver term's base: the operators' one base (`ops::OperatorBase`: the kernel and support
+/// scheme), and no grad-h (the solver's terms do not divide by Ω).
 template <class Kernel, SupportScheme Support>
-struct TermBase {
-  static_assert(kernels::is_kernel_v<Kernel>,
-                "sphad::solver: Kernel is not a smoothing kernel (see docs/extending.md)");
-  using kernel_type = Kernel;
-  static constexpr SupportScheme support = Support;
+struct TermBase : ops::OperatorBase<Kernel, Support> {
   static constexpr bool uses_grad_h = false;
 };
 
