@@ -14,8 +14,8 @@
 // - a step that returns an empty field is an InvalidArgument in every call; a step that throws
 //   leaves the caller's initial state and parameters as they were.
 #include <sphad/ad/tape.hpp>
-#include <sphad/sim/record_map.hpp>
 #include <sphad/sim.hpp>
+#include <sphad/sim/record_map.hpp>
 
 #include "fuzz_input.hpp"
 

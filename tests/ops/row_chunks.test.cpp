@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-// The host reverse sweep's chunks of rows (pairloop/reverse/row_chunks.hpp): their count follows from
-// the list alone — many for references near their queries, fewer when the windows of references
-// they reach would outgrow the scratch —, every entry lies in its chunk's window, and a sweep over
-// 16 chunks (more than the threads of the 8 whole arrays before windows) gives the same gradient
-// bits on 1, 2 and 3 threads, agreeing with per-pair slots. A record finds its chunks while it
-// copies the list: the same chunks, and the same entries.
+// The host reverse sweep's chunks of rows (pairloop/reverse/row_chunks.hpp): their count follows
+// from the list alone — many for references near their queries, fewer when the windows of
+// references they reach would outgrow the scratch —, every entry lies in its chunk's window, and a
+// sweep over 16 chunks (more than the threads of the 8 whole arrays before windows) gives the same
+// gradient bits on 1, 2 and 3 threads, agreeing with per-pair slots. A record finds its chunks
+// while it copies the list: the same chunks, and the same entries.
 #include <sphad/ops.hpp>
 #include <sphad/search.hpp>
 

@@ -6,8 +6,8 @@
 // kernel_part_linearization.
 #include <sphad/ad/dual.hpp>
 #include <sphad/kernels/wendland.hpp>
-#include <sphad/pair/corrections.hpp>
 #include <sphad/ops/operators.hpp>
+#include <sphad/pair/corrections.hpp>
 
 #include <catch2/catch.hpp>
 
