@@ -17,23 +17,19 @@
 namespace sphad::pairloop {
 
 using ops::check_operator;
-using ops::combine;
 using ops::Corrections;
 using ops::CRK;
-using ops::CRKAdjoint;
 using ops::factored_combine_v;
 using ops::GradH;
 using ops::has_leaves_v;
 using ops::kernel_part_v;
 using ops::KernelPart;
-using ops::KernelQuantity;
 using ops::Leaves;
 using ops::NoCRK;
 using ops::NoField;
 using ops::NoGradH;
 using ops::NoRenormalization;
 using ops::Pair;
-using ops::pair_term;
 using ops::PairScalars;
 using ops::ParticlePair;
 using ops::Renormalization;
