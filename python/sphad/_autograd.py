@@ -216,10 +216,9 @@ def _batched_adjoint(entry, function, call, needs, seeds, inputs):
                  for g in zip(*per_entry))
 
 
-def _input_gradients(entry, function, call, need, seeds, tensors, distinct) -> list:
+def _input_gradients(entry, function, call, need, seeds, tensors) -> list:
     """The gradients of the `ALL_INPUTS` inputs whose `need` flag is set, for the outputs'
-    seeds (the backward of `_Operator` and `_CompiledOperator`); `distinct`: the inputs'
-    distinct tensors."""
+    seeds (the backward of `_Operator` and `_CompiledOperator`)."""
     needs = tuple(need[i] for i in DERIVED_INPUTS)
     grads = [None] * ALL_INPUTS
     if not any(needs):
@@ -242,7 +241,7 @@ def _input_gradients(entry, function, call, need, seeds, tensors, distinct) -> l
         if any(_LEGACY_BATCHED(s) for s in seeds):
             adjoint = _batched_adjoint
         elif not torch.is_grad_enabled() and not any(
-                _WRAPPED(t) for t in (*seeds, *distinct) if t is not None):
+                _WRAPPED(t) for t in (*seeds, *tensors) if t is not None):
             # a plain backward: the C++ call directly (the Function is for torch.func's
             # wrapped tensors and for create_graph)
             derived = _gradients(entry, function, call, needs, seeds, tensors)
@@ -265,7 +264,7 @@ def _distinct_gradients(spec, needs_input_grad, seeds, distinct) -> list:
     (summed over its roles) where torch wants one."""
     need = [k >= 0 and needs_input_grad[k] for k in spec.layout]
     grads = _input_gradients(spec.entry, spec.function, spec.call, need, seeds,
-                             spec.inputs(distinct), distinct)
+                             spec.inputs(distinct))
     return spec.summed(grads, len(distinct))
 
 
