@@ -72,6 +72,6 @@ cg = [v for v in variants if any(k[1] == v for k in counts)]
 print("| call | " + " | ".join(cg) + " |")
 print("|---|" + "---|" * len(cg))
 for n in sorted({k[0] for k in counts}):
-    print(f"| {n} | " + " | ".join(f"{counts[(n, v)]:.0f}" if (n, v) in counts else "-" for v in cg) + " |")
+    print(f"| {n} | " + " | ".join(f"{counts[(n, v)]:.1f}" if (n, v) in counts else "-" for v in cg) + " |")
 EOF
 rm -rf "$out"

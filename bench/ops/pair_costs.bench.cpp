@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The host pair loops' costs, built to compare compiler flags (issue #27): the plain call, the
 // JVP with one position direction and the full reverse pass with the positions tracked (record
-// plus backward) of Density, Gradient (Difference) and Laplacian (Brookshaw), and one
+// plus backward) of Density, Gradient (Difference and Symmetric) and Laplacian (Brookshaw), and one
 // neighbour-list build (fresh, and over the previous list's memory) next to one Density over
 // it, in 2D and 3D; double, Wendland4, Gather,
 // particles sorted by cell (as a solver keeps them). The same source builds
@@ -24,10 +24,10 @@ using namespace sphad;
 namespace {
 
 using Kernel = kernels::Wendland4;
-enum Which { density, gradient, laplacian };
+enum Which { density, gradient, laplacian, symmetric };
 enum Mode { plain_call, position_jvp, position_reverse };
 
-constexpr const char* which_names[] = {"density", "gradient", "laplacian"};
+constexpr const char* which_names[] = {"density", "gradient", "laplacian", "symmetric"};
 constexpr const char* mode_names[] = {"plain_call", "position_jvp", "position_reverse"};
 
 /// Runs `call` once uninstrumented (warm), then once with callgrind's instrumentation on and
@@ -53,6 +53,7 @@ void BM_pair_cost(benchmark::State& state) {
   const auto& set = c.set;
   const auto& domain = c.cloud.domain;
   using G = ops::Gradient<Kernel, GradientScheme::Difference>;
+  using GS = ops::Gradient<Kernel, GradientScheme::Symmetric>;
   using L = ops::Laplacian<Kernel>;
   using Density = ops::Density<Kernel>;
   const ApplyOptions<double> options{};
@@ -73,6 +74,8 @@ void BM_pair_cost(benchmark::State& state) {
       return apply<Density>(exec, s, s, domain, c.list);
     } else if constexpr (W == gradient) {
       return apply<G>(exec, s, s, domain, c.list, f, f, options);
+    } else if constexpr (W == symmetric) {
+      return apply<GS>(exec, s, s, domain, c.list, f, f, options);
     } else {
       return apply<L>(exec, s, s, domain, c.list, f, f, options);
     }
@@ -93,6 +96,9 @@ void BM_pair_cost(benchmark::State& state) {
         tape.backward(y, Span<const double>{seed_scalar.data(), n});
       } else if constexpr (W == gradient) {
         const auto y = record<G>(tape, s, s, domain, c.list, f, f, options);
+        tape.backward(y, Span<const Vec<double, 2>>{seed_vector.data(), n});
+      } else if constexpr (W == symmetric) {
+        const auto y = record<GS>(tape, s, s, domain, c.list, f, f, options);
         tape.backward(y, Span<const Vec<double, 2>>{seed_vector.data(), n});
       } else {
         const auto y = record<L>(tape, s, s, domain, c.list, f, f, options);
@@ -160,6 +166,9 @@ SPHAD_BENCH_PAIR_COST(gradient, position_reverse);
 SPHAD_BENCH_PAIR_COST(laplacian, plain_call);
 SPHAD_BENCH_PAIR_COST(laplacian, position_jvp);
 SPHAD_BENCH_PAIR_COST(laplacian, position_reverse);
+SPHAD_BENCH_PAIR_COST(symmetric, plain_call);
+SPHAD_BENCH_PAIR_COST(symmetric, position_jvp);
+SPHAD_BENCH_PAIR_COST(symmetric, position_reverse);
 BENCHMARK_TEMPLATE(BM_build_against_density, 2)
     ->ArgsProduct({{1 << 10, 10'000, 100'000, 1'000'000}, {0, 1, 2}})
     ->Unit(benchmark::kMillisecond);

@@ -10,6 +10,7 @@
 #include <sphad/corrections.hpp>
 #include <sphad/ops.hpp>
 #include <sphad/search.hpp>
+#include <sphad/solver.hpp>
 
 #include "ops/ops_cases.hpp"
 
@@ -130,9 +131,50 @@ void check_jvp_blocks(const Cloud<D, T>& c, const Values& values) {
   }
 }
 
-/// Wendland4 as a user's kernel type: the same members, but not one the blocks take (pair by
-/// pair everywhere).
-struct PairByPairWendland4 : kernels::Wendland4 {};
+/// Wendland4 as a user's kernel type that does not declare its shape lanewise: the same
+/// members, pair by pair everywhere.
+struct PairByPairWendland4 : kernels::Wendland4 {
+  static constexpr bool lanewise = false;
+};
+
+/// A user's polynomial kernel (Lucy's quartic, (1 + 3q)(1 − q)³) declared lanewise, as
+/// docs/extending.md writes it: the host's blocks take it like the library's Wendlands.
+struct LucyKernel {
+  static constexpr kernels::Center center = kernels::Center::smooth;
+  static constexpr bool lanewise = true;
+  template <int D, class R>
+  SPHAD_HOST_DEVICE static constexpr R normalization() {
+    return D == 1 ? R(5) / R(4) : D == 2 ? R(5) / pi_v<R> : R(105) / (R(16) * pi_v<R>);
+  }
+  template <int D, class T>
+  SPHAD_HOST_DEVICE static T k(const T& q) {
+    const T u = 1 - q;
+    return (1 + 3 * q) * u * u * u;
+  }
+  template <int D, class T>
+  SPHAD_HOST_DEVICE static T dk(const T& q) {
+    const T u = 1 - q;
+    return -12 * q * u * u;
+  }
+  template <int D, class T>
+  SPHAD_HOST_DEVICE static T d2k(const T& q) {
+    return -12 * (1 - q) * (1 - 3 * q);
+  }
+};
+
+/// Whether the host's plan takes the blocks for a plain Density list call with kernel K.
+template <class K>
+constexpr bool density_takes_blocks() {
+  using PlainScalars = ops::PairScalars<double, double, double, double, double, double>;
+  return pairloop::PairPlan<ops::Density<K>,
+                            ops::Uncorrected>::template forward_blocks<PlainScalars, true>();
+}
+static_assert(density_takes_blocks<LucyKernel>() == bool(SPHAD_HAS_PACKS),
+              "a user's kernel declared lanewise takes the host's blocks");
+static_assert(density_takes_blocks<kernels::Spiky>() == bool(SPHAD_HAS_PACKS));
+static_assert(!density_takes_blocks<PairByPairWendland4>(),
+              "a kernel not declared lanewise is evaluated pair by pair");
+static_assert(!density_takes_blocks<kernels::CubicSpline>());
 
 /// The reverse pass of Op<Wendland4> (on the host's blocks) and of Op<PairByPairWendland4>
 /// (pair by pair), over a list in one direction, both roles one set: the same output and
@@ -204,6 +246,8 @@ using MeanGradientOf = ops::Gradient<K, G::Difference, SupportScheme::KernelMean
 template <class K>
 using SymmetricOf = ops::Gradient<K, G::Symmetric, SupportScheme::PartialSymmetric>;
 template <class K>
+using PressureOf = solver::PressureForce<K>;
+template <class K>
 using LaplacianOf = ops::Laplacian<K>;
 template <class K>
 using DefaultLaplacianOf =
@@ -234,11 +278,21 @@ TEST_CASE("pair blocks: every operator form gives the bits of the pair-at-a-time
     check_blocks<ops::Interpolate<K>>(c, f);
     check_blocks<ops::Gradient<K, G::Difference>>(c, f);
     check_blocks<ops::Gradient<K, G::Naive>>(c, f);
-    check_blocks<ops::Gradient<K, G::Symmetric>>(c, f);  // combined lane by lane
+    check_blocks<ops::Gradient<K, G::Symmetric>>(c, f);  // safe_divide on packs (ρ_5 = 0)
     check_blocks<ops::Gradient<K, G::Difference>>(c, v); // a vector field: lane by lane
     check_blocks<ops::Divergence<K, G::Difference>>(c, v);
     check_blocks<ops::Density<kernels::Wendland2>>(c, ops::NoField{});
     check_blocks<ops::Gradient<kernels::Wendland6, G::Summation>>(c, f);
+    // The solver's lanewise terms (the pressure force's quotients as the Symmetric gradient's).
+    check_blocks<solver::PressureForce<K>>(c, f);
+    check_blocks<solver::PressureForce<K, solver::PressureForm::Averaged>>(c, f);
+    check_blocks<solver::ConcentrationGradient<K>>(c, ops::NoField{});
+    check_blocks<solver::ContinuityRate<K>>(c, v); // a vector field: lane by lane
+    // The other polynomial kernels: Müller's (a cusp centre: k'(q)/q by its quotient), a user's.
+    check_blocks<ops::Density<kernels::Poly6>>(c, ops::NoField{});
+    check_blocks<ops::Gradient<kernels::Spiky, G::Difference>>(c, f);
+    check_blocks<ops::Gradient<LucyKernel, G::Symmetric>>(c, f);
+    check_blocks<ops::Laplacian<kernels::Spiky>>(c, f);
     // The Laplacian's gradient forms: the kernel part on packs, combined lane by lane.
     check_blocks<ops::Laplacian<K>>(c, f);
     check_blocks<ops::Laplacian<K, LaplacianScheme::Default, G::Symmetric>>(c, f);
@@ -275,6 +329,10 @@ TEST_CASE("pair blocks: position JVPs give the bits of dual numbers pair by pair
     check_jvp_blocks<ops::Interpolate<K>, 1>(c, f);
     check_jvp_blocks<ops::Gradient<kernels::Wendland2, G::Difference>, 1>(c, f);
     check_jvp_blocks<ops::Gradient<kernels::Wendland6, G::Symmetric>, 2>(c, f);
+    check_jvp_blocks<ops::Gradient<kernels::Spiky, G::Difference>, 1>(c, f);
+    check_jvp_blocks<ops::Density<LucyKernel>, 2>(c, ops::NoField{});
+    check_jvp_blocks<ops::Laplacian<kernels::Poly6>, 1>(c, f);
+    check_jvp_blocks<solver::PressureForce<K>, 2>(c, f);
     check_jvp_blocks<ops::Divergence<K, G::Difference>, 1>(c, v);
     check_jvp_blocks<ops::Laplacian<K>, 1>(c, f);
     check_jvp_blocks<
@@ -302,6 +360,7 @@ TEST_CASE("pair blocks: the reverse sweep's linearized kernels give the bits of 
     check_reverse_blocks<DifferenceOf>(c, f, vector_seed, none);
     check_reverse_blocks<MeanGradientOf>(c, f, vector_seed, none);
     check_reverse_blocks<SymmetricOf>(c, f, vector_seed, none);
+    check_reverse_blocks<PressureOf>(c, f, vector_seed, none);
     check_reverse_blocks<DivergenceOf>(c, v, scalar_seed, none);
     check_reverse_blocks<LaplacianOf>(c, f, scalar_seed, none);
     check_reverse_blocks<DefaultLaplacianOf>(c, v, vector_seed, none);
@@ -316,12 +375,13 @@ TEST_CASE("pair blocks: the reverse sweep's linearized kernels give the bits of 
 }
 
 #if SPHAD_HAS_PACKS
-TEST_CASE("pair blocks: PackDual's arithmetic gives each lane the bits of Dual's",
+TEST_CASE("pair blocks: Dual over packs gives each lane the bits of Dual over scalars",
           "[ops][blocks][jvp]") {
   constexpr int L = simd::native_lanes<double>();
   using P = simd::Pack<double, L>;
-  using PD = pairloop::PackDual<P, 2>;
+  using PD = Dual<P, 2>;
   using D2 = Dual<double, 2>;
+  using pairloop::lane_of;
   std::mt19937 rng(23);
   std::uniform_real_distribution<double> u(-2.0, 2.0);
   const auto random_pack = [&] {
@@ -344,26 +404,27 @@ TEST_CASE("pair blocks: PackDual's arithmetic gives each lane the bits of Dual's
     const P s = random_pack();
     for (int l = 0; l < L; ++l) {
       INFO("trial " << trial << " lane " << l);
-      const D2 x = a.lane(l), y = b.lane(l);
+      const D2 x = lane_of(a, l), y = lane_of(b, l);
       const double t = s[l];
-      CHECK(same((a + b).lane(l), x + y));
-      CHECK(same((a - b).lane(l), x - y));
-      CHECK(same((a * b).lane(l), x * y));
-      CHECK(same((a / b).lane(l), x / y));
-      CHECK(same((-a).lane(l), -x));
-      CHECK(same((a + s).lane(l), x + t));
-      CHECK(same((s + a).lane(l), t + x));
-      CHECK(same((a - s).lane(l), x - t));
-      CHECK(same((s - a).lane(l), t - x));
-      CHECK(same((a * s).lane(l), x * t));
-      CHECK(same((s * a).lane(l), t * x));
-      CHECK(same((a / s).lane(l), x / t));
-      CHECK(same((s / a).lane(l), t / x));
+      CHECK(same(lane_of(a + b, l), x + y));
+      CHECK(same(lane_of(a - b, l), x - y));
+      CHECK(same(lane_of(a * b, l), x * y));
+      CHECK(same(lane_of(a / b, l), x / y));
+      CHECK(same(lane_of(-a, l), -x));
+      CHECK(same(lane_of(a + s, l), x + t));
+      CHECK(same(lane_of(s + a, l), t + x));
+      CHECK(same(lane_of(a - s, l), x - t));
+      CHECK(same(lane_of(s - a, l), t - x));
+      CHECK(same(lane_of(a * s, l), x * t));
+      CHECK(same(lane_of(s * a, l), t * x));
+      CHECK(same(lane_of(a / s, l), x / t));
+      CHECK(same(lane_of(s / a, l), t / x));
+      CHECK(same(lane_of(sqrt(a * a + s * s), l), sqrt(x * x + t * t)));
       PD c = a;
       c += b;
       D2 z = x;
       z += y;
-      CHECK(same(c.lane(l), z));
+      CHECK(same(lane_of(c, l), z));
     }
   }
 }

@@ -25,12 +25,15 @@ inline constexpr bool is_scalar_of_v =
 /// A dual number x = value + Σ_k tangent[k]·ε_k with ε_j ε_k = 0: arithmetic on it carries N
 /// directional derivatives along with the value (forward-mode AD).
 /// Nestable: `Dual<Dual<double, 1>, 3>` carries second derivatives.
-/// @tparam T  the value type: float, double, or a `Dual` (nesting).
+/// @tparam T  the value type: float, double, or a `Dual` (nesting); on the host also a SIMD
+///            pack of them (`simd::Pack`: W lanes' duals at once, each lane the bits of the
+///            scalar dual's arithmetic).
 /// @tparam N  number of tangent directions, at least 1.
 template <class T, int N>
 struct Dual {
-  static_assert(std::is_floating_point_v<T> || is_dual_v<T>,
-                "sphad::Dual: T must be float, double or a Dual; integer duals have no derivative");
+  static_assert(std::is_floating_point_v<primal_t<T>>,
+                "sphad::Dual: T must be float, double, a Dual or a SIMD pack of float or double; "
+                "integer duals have no derivative");
   static_assert(N >= 1, "sphad::Dual: N (the number of tangent directions) must be at least 1");
   using value_type = T;
   static constexpr int tangent_count = N;
@@ -127,9 +130,10 @@ struct Dual {
   }
 };
 
-/// The primal value under all dual layers: `value_of(Dual<Dual<double,1>,3>)` is a `double`.
+/// The primal value under all dual layers: `value_of(Dual<Dual<double,1>,3>)` is a `double`
+/// (a SIMD pack for duals over packs: every lane's).
 template <class T, int N>
-SPHAD_HOST_DEVICE SPHAD_INLINE constexpr const primal_t<T>& value_of(const Dual<T, N>& x) {
+SPHAD_HOST_DEVICE SPHAD_INLINE constexpr decltype(auto) value_of(const Dual<T, N>& x) {
   return value_of(x.value);
 }
 

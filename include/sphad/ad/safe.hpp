@@ -5,6 +5,7 @@
 #include <sphad/config.hpp>
 
 #include <sphad/ad/dual.hpp>
+#include <sphad/ad/lanewise.hpp>
 #include <sphad/ad/scalar_traits.hpp>
 #include <sphad/math/vec.hpp>
 
@@ -66,11 +67,12 @@ SPHAD_HOST_DEVICE SPHAD_INLINE Vec<T, D> safe_normalize(const Vec<T, D>& x) {
 
 /// a/b for b ≠ 0 and exactly 0 (value and tangents) for b = 0, as the zero-sum guards and the
 /// quotients by a zero density need. `a` may be a scalar, `Vec` or `Mat` (every
-/// component 0 then); `b` is a scalar.
+/// component 0 then); `b` is a scalar. On SIMD packs (the host's pair blocks) lane by lane.
 template <class A, class B>
 SPHAD_HOST_DEVICE SPHAD_INLINE auto safe_divide(const A& a, const B& b) {
   using R = decltype(a / b);
-  return value_of(b) != 0 ? R(a / b) : R{};
+  return when(
+      value_of(b) != 0, [&] { return R(a / b); }, R{}); // lane by lane on packs
 }
 
 } // namespace sphad

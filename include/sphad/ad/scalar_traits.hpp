@@ -16,6 +16,11 @@ namespace sphad {
 template <class T, int N>
 struct Dual;
 
+namespace simd {
+template <class T, int W>
+struct Pack;
+} // namespace simd
+
 /// True for `Dual<T, N>` (any cv/ref qualification), false for everything else.
 template <class T>
 struct is_dual : std::false_type {};
@@ -32,6 +37,12 @@ struct primal {
 template <class T, int N>
 struct primal<Dual<T, N>> {
   using type = typename primal<T>::type;
+};
+/// A SIMD pack's (<sphad/simd/pack.hpp>) is its lanes' scalar: generic arithmetic's constants
+/// (`primal_t<T>(c)`) broadcast, and dual numbers over packs carry W lanes' tangents.
+template <class T, int W>
+struct primal<simd::Pack<T, W>> {
+  using type = T;
 };
 template <class T>
 using primal_t = typename primal<std::remove_cv_t<std::remove_reference_t<T>>>::type;

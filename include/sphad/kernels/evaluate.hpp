@@ -5,6 +5,7 @@
 #include <sphad/config.hpp>
 
 #include <sphad/ad/dual.hpp>
+#include <sphad/ad/lanewise.hpp>
 #include <sphad/ad/safe.hpp>
 #include <sphad/kernels/kernel_traits.hpp>
 #include <sphad/math/mat.hpp>
@@ -23,8 +24,37 @@
 /// at 0 is that limit times I, and the tangent of ∇W at coincident particles is the Hessian
 /// applied to the tangent. The lattice calibration factor is not applied here; operators
 /// multiply by it.
+///
+/// On the host the same functions evaluate W lanes at once: positions as `Vec`s of SIMD packs
+/// (with a JVP's tangents, `Dual`s over packs) and the support given as its reciprocal
+/// (`InverseSupport`); each lane has the bits of the scalar evaluation (the cut at the support
+/// a lane select, <sphad/ad/lanewise.hpp>). A kernel takes this path when its shape functions
+/// take packs as written (`lanewise_shape_v`).
 
 namespace sphad::kernels {
+
+/// A support given as its reciprocal 1/h (the host's pair blocks form a row's 1/h_i once, not
+/// once per pair), in place of h; it carries no tangents.
+template <class T>
+struct InverseSupport {
+  T value;
+};
+
+/// The scalar of a support argument: H itself, or the reciprocal's.
+template <class H>
+struct support_scalar {
+  using type = H;
+};
+template <class T>
+struct support_scalar<InverseSupport<T>> {
+  using type = T;
+};
+template <class H>
+using support_scalar_t = typename support_scalar<H>::type;
+
+/// The scalar a kernel evaluation at a pair vector of `T`s and support `H` gives.
+template <class T, class H>
+using kernel_scalar_t = promote_t<T, support_scalar_t<H>>;
 
 namespace detail {
 
@@ -45,12 +75,20 @@ SPHAD_HOST_DEVICE SPHAD_INLINE PairGeometry<T, D, H> geometry(const Vec<T, D>& x
   const R inv_h = R(1) / R(h);
   return {r, r * inv_h, inv_h};
 }
+template <class T, int D, class H>
+SPHAD_HOST_DEVICE SPHAD_INLINE PairGeometry<T, D, H> geometry(const Vec<T, D>& x,
+                                                              const InverseSupport<H>& h) {
+  using R = promote_t<T, H>;
+  const R r = safe_norm(x);
+  return {r, r * h.value, R(h.value)};
+}
 
-/// Whether the kernel contributes at q: inside the support, and not at a singular centre.
+/// Whether the kernel contributes at q: inside the support, and not at a singular centre (a
+/// `bool`, or a pack's mask).
 template <class K, class R>
-SPHAD_HOST_DEVICE SPHAD_INLINE bool inside(const R& q) {
+SPHAD_HOST_DEVICE SPHAD_INLINE auto inside(const R& q) {
   if constexpr (K::center == Center::singular) {
-    return value_of(q) < 1 && value_of(q) > 0;
+    return both(value_of(q) < 1, value_of(q) > 0);
   } else {
     return value_of(q) < 1;
   }
@@ -76,14 +114,10 @@ SPHAD_HOST_DEVICE SPHAD_INLINE R dk_over_q(const R& q) {
   if constexpr (has_dk_over_q_v<K>) {
     return K::template dk_over_q<D>(q);
   } else {
-    if (value_of(q) > 0) {
-      return K::template dk<D>(q) / q;
-    }
-    if constexpr (K::center == Center::smooth) {
-      return R(K::template d2k<D>(primal_t<R>(0)));
-    } else {
-      return R(0);
-    }
+    const R at_zero =
+        K::center == Center::smooth ? R(K::template d2k<D>(primal_t<R>(0))) : R(primal_t<R>(0));
+    return when(
+        value_of(q) > 0, [&] { return R(K::template dk<D>(q) / q); }, at_zero);
   }
 }
 
@@ -106,7 +140,9 @@ hessian_radial(const P& r, const P& q, const P& g, const P& inv_h) {
     return K::template hessian_radial<D>(q) * (inv_h * inv_h);
   } else {
     (void)inv_h;
-    return value_of(r) > 0 ? P((K::template d2k<D>(q) - g) / (r * r)) : P(0);
+    return when(
+        value_of(r) > 0, [&] { return P((K::template d2k<D>(q) - g) / (r * r)); },
+        P(primal_t<P>(0)));
   }
 }
 
@@ -141,7 +177,8 @@ SPHAD_HOST_DEVICE SPHAD_INLINE auto outer_tangent(const Vec<T, D>& x, int k) {
 
 // Declared ahead: the dual paths of `value` and `gradient` use them.
 template <class K, class T, int D, class H>
-SPHAD_HOST_DEVICE SPHAD_INLINE Vec<promote_t<T, H>, D> gradient(const Vec<T, D>& x, const H& h);
+SPHAD_HOST_DEVICE SPHAD_INLINE Vec<kernel_scalar_t<T, H>, D> gradient(const Vec<T, D>& x,
+                                                                      const H& h);
 template <class K, class T, int D, class H>
 SPHAD_HOST_DEVICE SPHAD_INLINE Mat<promote_t<T, H>, D, D> hessian(const Vec<T, D>& x, const H& h);
 template <class K, class T, int D, class H>
@@ -151,9 +188,9 @@ SPHAD_HOST_DEVICE SPHAD_INLINE Vec<promote_t<T, H>, D> gradient_dh(const Vec<T, 
 
 /// W(x, h) = C_d k(q) / h^D.
 template <class K, class T, int D, class H>
-SPHAD_HOST_DEVICE SPHAD_INLINE promote_t<T, H> value(const Vec<T, D>& x, const H& h) {
+SPHAD_HOST_DEVICE SPHAD_INLINE kernel_scalar_t<T, H> value(const Vec<T, D>& x, const H& h) {
   check_kernel<K, D>();
-  using R = promote_t<T, H>;
+  using R = kernel_scalar_t<T, H>;
   if constexpr (is_dual_v<R>) {
     // First order by the chain rule around one evaluation of the layer below (cheaper than dual
     // arithmetic through k(q); inner layers differentiate that evaluation): the tangent is
@@ -163,7 +200,8 @@ SPHAD_HOST_DEVICE SPHAD_INLINE promote_t<T, H> value(const Vec<T, D>& x, const H
     const auto hv = detail::outer_value<R>(h);
     const auto [r, q, inv_h] = detail::geometry(xv, hv);
     using P = std::decay_t<decltype(q)>;
-    if (!detail::inside<K>(q)) {
+    const auto in = detail::inside<K>(q);
+    if (stops(in)) {
       return R(0);
     }
     const P c = detail::normalization<K, D, P>();
@@ -183,22 +221,24 @@ SPHAD_HOST_DEVICE SPHAD_INLINE promote_t<T, H> value(const Vec<T, D>& x, const H
         out.tangent[k] += dh * h.tangent[k];
       }
     }
-    return out;
+    return cut(in, out);
   } else {
     const auto [r, q, inv_h] = detail::geometry(x, h);
     (void)r;
-    if (!detail::inside<K>(q)) {
+    const auto in = detail::inside<K>(q);
+    if (stops(in)) {
       return R(0);
     }
-    return detail::normalization<K, D, R>() * K::template k<D>(q) * ipow<D>(inv_h);
+    return cut(in, R(detail::normalization<K, D, R>() * K::template k<D>(q) * ipow<D>(inv_h)));
   }
 }
 
 /// ∇W(x, h) with respect to x (that is, to x_i): C_d k'(q)/h^(D+1) x̂ = g(q) x.
 template <class K, class T, int D, class H>
-SPHAD_HOST_DEVICE SPHAD_INLINE Vec<promote_t<T, H>, D> gradient(const Vec<T, D>& x, const H& h) {
+SPHAD_HOST_DEVICE SPHAD_INLINE Vec<kernel_scalar_t<T, H>, D> gradient(const Vec<T, D>& x,
+                                                                      const H& h) {
   check_kernel<K, D>();
-  using R = promote_t<T, H>;
+  using R = kernel_scalar_t<T, H>;
   if constexpr (is_dual_v<R>) {
     // The chain rule as in `value`: the tangent is H ẋ + ∂∇W/∂h ḣ, with H ẋ =
     // C/h^(D+2) [g ẋ + (k''(q) − g)(x·ẋ) x/r²], g = k'(q)/q (the Hessian; at r = 0 only g ẋ
@@ -207,7 +247,8 @@ SPHAD_HOST_DEVICE SPHAD_INLINE Vec<promote_t<T, H>, D> gradient(const Vec<T, D>&
     const auto hv = detail::outer_value<R>(h);
     const auto [r, q, inv_h] = detail::geometry(xv, hv);
     using P = std::decay_t<decltype(q)>;
-    if (!detail::inside<K>(q)) {
+    const auto in = detail::inside<K>(q);
+    if (stops(in)) {
       return Vec<R, D>{};
     }
     const P c = detail::normalization<K, D, P>();
@@ -244,15 +285,16 @@ SPHAD_HOST_DEVICE SPHAD_INLINE Vec<promote_t<T, H>, D> gradient(const Vec<T, D>&
         }
       }
     }
-    return out;
+    return cut(in, out);
   } else {
     const auto [r, q, inv_h] = detail::geometry(x, h);
     (void)r;
-    if (!detail::inside<K>(q)) {
+    const auto in = detail::inside<K>(q);
+    if (stops(in)) {
       return Vec<R, D>{};
     }
     const R g = detail::normalization<K, D, R>() * detail::dk_over_q<K, D>(q) * ipow<D + 2>(inv_h);
-    return x * g;
+    return cut(in, Vec<R, D>(x * g));
   }
 }
 
@@ -370,29 +412,35 @@ struct KernelLinearization {
 };
 
 /// K at (x, h), linearized: the formulas of `value`, `gradient` and their chain rules, kept for
-/// the adjoints (the tests hold them to those, bitwise for W and ∇W).
-template <class K, class T, int D>
-SPHAD_HOST_DEVICE SPHAD_INLINE KernelLinearization<T, D> linearize(const Vec<T, D>& x, const T& h) {
+/// the adjoints (the tests hold them to those, bitwise for W and ∇W). `h` is T, or its
+/// reciprocal (`InverseSupport<T>`).
+template <class K, class T, int D, class H>
+SPHAD_HOST_DEVICE SPHAD_INLINE KernelLinearization<T, D> linearize(const Vec<T, D>& x, const H& h) {
   check_kernel<K, D>();
+  static_assert(std::is_same_v<support_scalar_t<H>, T>, "the support in the positions' scalar");
   const auto [r, q, inv_h] = detail::geometry(x, h);
-  if (!detail::inside<K>(q)) {
+  const auto in = detail::inside<K>(q);
+  if (stops(in)) {
     return {};
   }
   const T c = detail::normalization<K, D, T>();
   const T w = c * K::template k<D>(q) * ipow<D>(inv_h);
   const T g = detail::dk_over_q<K, D>(q);
   const T grad_scalar = c * g * ipow<D + 2>(inv_h); // as `gradient` forms it
-  const T d2k = value_of(r) > 0 || K::center == Center::smooth ? T(K::template d2k<D>(q)) : T(0);
+  const T d2k = K::center == Center::smooth
+                    ? T(K::template d2k<D>(q))
+                    : when(
+                          value_of(r) > 0, [&] { return T(K::template d2k<D>(q)); }, T(0));
   const T scale = c * ipow<D + 2>(inv_h);
-  return {w,
-          x * grad_scalar,
-          x,
-          scale,
-          g,
-          detail::hessian_radial<K, D>(r, q, g, inv_h),
-          -(T(D) * w + grad_scalar * (r * r)) * inv_h,
-          -(scale * inv_h) * (d2k + T(D + 1) * g),
-          r};
+  return {cut(in, w),
+          cut(in, Vec<T, D>(x * grad_scalar)),
+          cut(in, x),
+          cut(in, scale),
+          cut(in, g),
+          cut(in, detail::hessian_radial<K, D>(r, q, g, inv_h)),
+          cut(in, T(-(T(D) * w + grad_scalar * (r * r)) * inv_h)),
+          cut(in, T(-(scale * inv_h) * (d2k + T(D + 1) * g))),
+          cut(in, r)};
 }
 
 } // namespace sphad::kernels

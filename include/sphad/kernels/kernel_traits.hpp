@@ -21,9 +21,10 @@
 ///   these three).
 /// Everything else is optional: `id` and `name` (the runtime front end and messages),
 /// `kernel_scale[3]` and `packing_ratio` (the support-radius helpers), `normalized`, `d3k`,
-/// and the division-free `dk_over_q<D>` (k'(q)/q) and `hessian_radial<D>`
-/// ((k'' − k'/q)/q²) that the evaluations use instead of quotients where a kernel has them.
-/// Lattice calibration needs only the required members.
+/// the division-free `dk_over_q<D>` (k'(q)/q) and `hessian_radial<D>` ((k'' − k'/q)/q²) that
+/// the evaluations use instead of quotients where a kernel has them, and `lanewise` (true when
+/// the shape functions take SIMD packs as written: `lanewise_shape_v`). Lattice calibration
+/// needs only the required members.
 
 namespace sphad::kernels {
 
@@ -78,6 +79,17 @@ constexpr KernelId kernel_id_of() {
 template <class K>
 inline constexpr bool is_kernel_v = detail::has_center<K>::value&&
     detail::has_normalization<K>::value&& detail::has_shape<K>::value;
+
+/// Whether kernel K declares that its shape functions (`k`, `dk`, `d2k`, and `dk_over_q`,
+/// `hessian_radial` where it has them) take SIMD packs as written — one arithmetic expression in
+/// q on [0, 1], no branch on q's value, no function other than + − × ÷ and `ipow` —: `static
+/// constexpr bool lanewise = true;`. The host's pair loops then evaluate W pairs of such a
+/// kernel at once (each lane the bits of the scalar evaluation); any other kernel is evaluated
+/// pair by pair, with the same results, slower. Every polynomial kernel qualifies.
+template <class K, class = void>
+inline constexpr bool lanewise_shape_v = false;
+template <class K>
+inline constexpr bool lanewise_shape_v<K, std::void_t<decltype(K::lanewise)>> = K::lanewise;
 
 /// K's runtime id: `K::id` where it has one, else `KernelId::UserDefined`.
 template <class K>

@@ -20,6 +20,7 @@ struct Poly6 {
   static constexpr const char* name = "Poly6";
   static constexpr Center center = Center::smooth;
   static constexpr bool normalized = true;
+  static constexpr bool lanewise = true; // a polynomial: W pairs at once on the host
   static constexpr double kernel_scale[3] = {1.0, 1.0, 1.0};
   static constexpr double packing_ratio = 1.0;
 
@@ -53,6 +54,7 @@ struct Spiky {
   static constexpr const char* name = "Spiky";
   static constexpr Center center = Center::cusp;
   static constexpr bool normalized = true;
+  static constexpr bool lanewise = true; // a polynomial: W pairs at once on the host
   static constexpr double kernel_scale[3] = {1.0, 1.0, 1.0};
   static constexpr double packing_ratio = 1.0;
 

@@ -62,17 +62,35 @@ SPHAD_HOST_DEVICE SPHAD_INLINE auto evaluate_pair(const A& h_i, const B& h_j, co
   }
 }
 
-/// W_ij under scheme S.
-template <class K, SupportScheme S, class T, int D, class A, class B>
-SPHAD_HOST_DEVICE SPHAD_INLINE auto pair_value(const Vec<T, D>& x_ij, const A& h_i, const B& h_j) {
-  return evaluate_pair<S>(h_i, h_j,
+/// A pair's supports as their reciprocals 1/h_i, 1/h_j and 1/h_ij (`InverseSupport`; the
+/// host's pair blocks form them once per row or block); what the scheme does not read may be
+/// left unset.
+template <class T>
+struct InverseSupports {
+  T i, j, ij;
+};
+
+/// `evaluate_pair` with the supports as reciprocals: f(1/h_ij), or the mean of f(1/h_i) and
+/// f(1/h_j) for the averaging schemes.
+template <SupportScheme S, class T, class F>
+SPHAD_HOST_DEVICE SPHAD_INLINE auto evaluate_pair(const InverseSupports<T>& s, const F& f) {
+  if constexpr (averages_evaluations_v<S>) {
+    return (f(InverseSupport<T>{s.i}) + f(InverseSupport<T>{s.j})) * primal_t<T>(0.5);
+  } else {
+    return f(InverseSupport<T>{s.ij});
+  }
+}
+
+/// W_ij under scheme S; the supports h_i, h_j, or their reciprocals (`InverseSupports`).
+template <class K, SupportScheme S, class T, int D, class... H>
+SPHAD_HOST_DEVICE SPHAD_INLINE auto pair_value(const Vec<T, D>& x_ij, const H&... supports) {
+  return evaluate_pair<S>(supports...,
                           [&](const auto& h) SPHAD_LAMBDA_INLINE { return value<K>(x_ij, h); });
 }
-/// ∇_i W_ij under scheme S.
-template <class K, SupportScheme S, class T, int D, class A, class B>
-SPHAD_HOST_DEVICE SPHAD_INLINE auto
-pair_gradient(const Vec<T, D>& x_ij, const A& h_i, const B& h_j) {
-  return evaluate_pair<S>(h_i, h_j,
+/// ∇_i W_ij under scheme S; the supports h_i, h_j, or their reciprocals (`InverseSupports`).
+template <class K, SupportScheme S, class T, int D, class... H>
+SPHAD_HOST_DEVICE SPHAD_INLINE auto pair_gradient(const Vec<T, D>& x_ij, const H&... supports) {
+  return evaluate_pair<S>(supports...,
                           [&](const auto& h) SPHAD_LAMBDA_INLINE { return gradient<K>(x_ij, h); });
 }
 /// The Hessian of W_ij with respect to x_i under scheme S.
@@ -162,9 +180,18 @@ struct PairLinearization {
   /// r = |x_ij| where the pair is inside a support it is evaluated at, 0 outside all of them.
   SPHAD_HOST_DEVICE SPHAD_INLINE T distance() const {
     if constexpr (averages_evaluations_v<S>) {
-      return value_of(first.r) > 0 ? first.r : second.r;
+      return select(value_of(first.r) > 0, first.r, second.r);
     } else {
       return first.r;
+    }
+  }
+  /// The pair vector's adjoint x̄ alone for W_ij's cotangent, ∇W_ij's, or both.
+  template <class... Cotangents>
+  SPHAD_HOST_DEVICE SPHAD_INLINE Vec<T, D> position_adjoint(const Cotangents&... bars) const {
+    if constexpr (averages_evaluations_v<S>) {
+      return (first.adjoint(bars...).x + second.adjoint(bars...).x) * primal_t<T>(0.5);
+    } else {
+      return first.adjoint(bars...).x;
     }
   }
   /// The adjoints for W_ij's cotangent, ∇W_ij's, or both (`KernelLinearization::adjoint`).
@@ -181,7 +208,8 @@ struct PairLinearization {
   }
 };
 
-/// W_ij and ∇_i W_ij of kernel K under scheme S, linearized (`PairLinearization`).
+/// W_ij and ∇_i W_ij of kernel K under scheme S, linearized (`PairLinearization`); the kernel
+/// evaluated at the supports, or at their reciprocals where `inverse` is given.
 template <class K, SupportScheme S, class T, int D>
 SPHAD_HOST_DEVICE SPHAD_INLINE PairLinearization<S, T, D>
 pair_linearization(const Vec<T, D>& x_ij, const T& h_i, const T& h_j) {
@@ -189,6 +217,16 @@ pair_linearization(const Vec<T, D>& x_ij, const T& h_i, const T& h_j) {
     return {linearize<K>(x_ij, h_i), linearize<K>(x_ij, h_j), h_i, h_j};
   } else {
     return {linearize<K>(x_ij, pair_support<S>(h_i, h_j)), {}, h_i, h_j};
+  }
+}
+template <class K, SupportScheme S, class T, int D>
+SPHAD_HOST_DEVICE SPHAD_INLINE PairLinearization<S, T, D> pair_linearization(
+    const Vec<T, D>& x_ij, const T& h_i, const T& h_j, const InverseSupports<T>& inverse) {
+  if constexpr (averages_evaluations_v<S>) {
+    return {linearize<K>(x_ij, InverseSupport<T>{inverse.i}),
+            linearize<K>(x_ij, InverseSupport<T>{inverse.j}), h_i, h_j};
+  } else {
+    return {linearize<K>(x_ij, InverseSupport<T>{inverse.ij}), {}, h_i, h_j};
   }
 }
 

@@ -25,6 +25,7 @@ struct Wendland2 {
   static constexpr const char* name = "Wendland2";
   static constexpr Center center = Center::smooth;
   static constexpr bool normalized = true;
+  static constexpr bool lanewise = true; // polynomials: W pairs at once on the host
   static constexpr double kernel_scale[3] = {1.620185, 1.897367, 1.936492};
   static constexpr double packing_ratio = 1.487;
 
@@ -66,6 +67,7 @@ struct Wendland4 {
   static constexpr const char* name = "Wendland4";
   static constexpr Center center = Center::smooth;
   static constexpr bool normalized = true;
+  static constexpr bool lanewise = true; // polynomials: W pairs at once on the host
   static constexpr double kernel_scale[3] = {1.936492, 2.171239, 2.207940};
   static constexpr double packing_ratio = 1.643;
 
@@ -121,6 +123,7 @@ struct Wendland6 {
   static constexpr const char* name = "Wendland6";
   static constexpr Center center = Center::smooth;
   static constexpr bool normalized = true;
+  static constexpr bool lanewise = true; // polynomials: W pairs at once on the host
   static constexpr double kernel_scale[3] = {2.207940, 2.415230, 2.449490};
   static constexpr double packing_ratio = 1.866;
 

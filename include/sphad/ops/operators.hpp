@@ -83,8 +83,9 @@ struct Gradient : detail::FieldDerivative<Kernel, Support>,
   static constexpr bool accepts_field = detail::is_field_v<F>;
   template <int D, class T, class F>
   using output_t = decltype(detail::outer_with(std::declval<F>(), std::declval<Vec<T, D>>()));
-  /// The coefficient is arithmetic alone (no branch) but for the Symmetric scheme's quotients.
-  static constexpr bool lanewise_combine = Scheme != GradientScheme::Symmetric;
+  /// The coefficient is arithmetic alone (the Symmetric scheme's quotients by `safe_divide`,
+  /// whose zero test is a lane select on packs).
+  static constexpr bool lanewise_combine = true;
   template <class P>
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto particle_part(const P& p) {
     return detail::coefficient<Scheme>(p);

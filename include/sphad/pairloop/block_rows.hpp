@@ -6,11 +6,13 @@
 
 #include <sphad/ad/dual_view.hpp>
 #include <sphad/ad/scalar_traits.hpp>
+#include <sphad/kernels/support.hpp>
 #include <sphad/math/vec.hpp>
 #include <sphad/pair/concept.hpp>
 #include <sphad/pair/pair.hpp>
 #include <sphad/pairloop/lane_sums.hpp>
-#include <sphad/pairloop/pair_packs.hpp>
+#include <sphad/pairloop/pack_lanes.hpp>
+#include <sphad/pairloop/plan.hpp>
 #include <sphad/pairloop/vocabulary.hpp>
 #include <sphad/simd/pack.hpp>
 #include <sphad/simd/pack_memory.hpp>
@@ -72,14 +74,21 @@ struct BlockRow {
       !std::is_void_v<typename PackedOutput<typename Eval::Out, P>::type> &&
       (std::is_same_v<typename Eval::F, NoField> || std::is_same_v<typename Eval::F, V>);
 
-  /// One block's inputs: x_ij and its tangents, the references' supports, masses and
+  /// The block's pair vectors x_ij: packs, `Dual`s over packs with a JVP's tangents.
+  using PairVector = std::conditional_t<(N > 0), Dual<P, NT>, P>;
+
+  /// One block's inputs: x_ij (with its tangents), the references' supports, masses and
   /// densities, 1/h_j and 1/h_ij (h_i's own for Gather).
   struct Block {
-    P x[D];
-    P t[NT][D];
+    Vec<PairVector, D> x;
     P h, m, rho;
-    P inv_h_j, inv_h_ij;
+    P inv_h_j, inv_h_ij; ///< 1/h_ij where the scheme forms its own h_ij (`own_pair_support`)
   };
+  /// Whether the scheme's h_ij is neither h_i, nor h_j, nor averaged over: (h_i + h_j)/2 or
+  /// max(h_i, h_j), one per pair.
+  static constexpr bool own_pair_support = scheme != SupportScheme::Gather &&
+                                           scheme != SupportScheme::Scatter &&
+                                           !kernels::averages_evaluations_v<scheme>;
 
   const Eval& eval;
   const typename Eval::QueryInputs& q;
@@ -197,17 +206,17 @@ struct BlockRow {
     }
     each_lane<D>([&](auto axis) SPHAD_LAMBDA_INLINE {
       constexpr int a = decltype(axis)::value;
-      b.x[a] = bx[a];
-      for (int c = 0; c < N; ++c) {
-        b.t[c][a] = bt[c][a];
+      if constexpr (N > 0) {
+        b.x[a].value = bx[a];
+        for (int c = 0; c < N; ++c) {
+          b.x[a].tangent[c] = bt[c][a];
+        }
+      } else {
+        b.x[a] = bx[a];
       }
     });
     b.inv_h_j = P(V(1)) / b.h;
-    b.inv_h_ij = inv_h_i;
-    if constexpr (scheme == SupportScheme::Scatter) {
-      b.inv_h_ij = b.inv_h_j;
-    } else if constexpr (scheme != SupportScheme::Gather &&
-                         !kernels::averages_evaluations_v<scheme>) {
+    if constexpr (own_pair_support) {
       V h_ij[L];
       for (int l = 0; l < L; ++l) {
         h_ij[l] = kernels::pair_support<scheme>(q.h, b.h[l]);
@@ -243,28 +252,28 @@ struct BlockRow {
                                                               b.rho, volumes_j, f_i, f_j};
   }
 
-  /// The kernel part of a gradient form (`Op::gradient_form`: the Laplacian's Brookshaw and
-  /// Default) of the block's lanes from their ∇W_ij (times the factor; `g`: packs, or
-  /// `PackDual`s with the pair vector's tangents): x_ij, r = |x_ij| and h_ij as the
-  /// pair-at-a-time path forms them (`safe_norm`, `Pair::support`), and exactly 0 (value and
-  /// tangents) where r = 0, as its guard gives.
-  template <class Op, class G>
-  SPHAD_INLINE G gradient_form(const Block& b, const G (&g)[D]) const {
-    Vec<G, D> x, grad;
-    for (int a = 0; a < D; ++a) {
-      grad[a] = g[a];
-      if constexpr (N > 0) {
-        x[a].value = b.x[a];
-        for (int k = 0; k < N; ++k) {
-          x[a].tangent[k] = b.t[k][a];
-        }
-      } else {
-        x[a] = b.x[a];
-      }
+  /// The block's supports as reciprocals: 1/h_i, 1/h_j, 1/h_ij.
+  SPHAD_INLINE kernels::InverseSupports<P> inverse_supports(const Block& b) const {
+    if constexpr (scheme == SupportScheme::Scatter) {
+      return {inv_h_i, b.inv_h_j, b.inv_h_j};
+    } else if constexpr (own_pair_support) {
+      return {inv_h_i, b.inv_h_j, b.inv_h_ij};
+    } else {
+      return {inv_h_i, b.inv_h_j, inv_h_i}; // Gather; the averaging schemes read no 1/h_ij
     }
-    const G r2 = dot(x, x);
-    const G form = Op::gradient_form(grad, x, sqrt(r2), G(pair_supports(b)));
-    return keep_lanes(pack_value(r2) > P(V(0)), form);
+  }
+
+  /// The kernel part of a gradient form (`Op::gradient_form`: the Laplacian's Brookshaw and
+  /// Default) of the block's lanes from their pair vectors and ∇W_ij (times the factor): r =
+  /// |x_ij| and h_ij as the pair-at-a-time path forms them (`safe_norm`, `Pair::support`), and
+  /// exactly 0 (value and tangents) where r = 0, as its guard gives.
+  template <class Op>
+  SPHAD_INLINE PairVector gradient_form(const Block& b,
+                                        const Vec<PairVector, D>& x,
+                                        const Vec<PairVector, D>& grad) const {
+    const PairVector r2 = dot(x, x);
+    const PairVector form = Op::gradient_form(grad, x, sqrt(r2), PairVector(pair_supports(b)));
+    return cut(value_of(r2) > P(V(0)), form);
   }
 
   /// h_ij of every lane, as `Pair::support` gives it.
@@ -280,27 +289,15 @@ struct BlockRow {
       return simd::pack_of(h_ij);
     }
   }
-
-  /// Calls f(tangents...) with the block's pair-vector tangents where the positions carry
-  /// them, with none otherwise (the kernel packs' two forms).
-  template <class F>
-  SPHAD_INLINE static void with_tangents(const Block& b, const F& f) {
-    if constexpr (N > 0) {
-      f(b.t);
-    } else {
-      (void)b;
-      f();
-    }
-  }
 };
 
 /// Row i of `eval` (an `Evaluate` over a list) on the host in blocks of L entries
-/// (`BlockRow`): the kernel part of all L evaluated at once on packs (`PairPacks`; with the
-/// position tangents of a JVP as `PackDual`s), then the combination with the particle inputs —
-/// on packs too where the operator's is arithmetic alone (`lanewise_combine`), the output a
-/// scalar or vector (with the positions' tangents or none) and the field plain, else pair by
-/// pair; the row's last entries (fewer than L) one at a time. Every pair's term has the bits
-/// `pair_term` gives it, and each lane sums its terms in the row's order.
+/// (`BlockRow`): the kernel part of all L evaluated at once on packs (the kernels' functions;
+/// with the position tangents of a JVP as `Dual`s over packs), then the combination with the
+/// particle inputs — on packs too where the operator's is arithmetic alone (`lanewise_combine`),
+/// the output a scalar or vector (with the positions' tangents or none) and the field plain, else
+/// pair by pair; the row's last entries (fewer than L) one at a time. Every pair's term has the
+/// bits `pair_term` gives it, and each lane sums its terms in the row's order.
 template <class Eval, class Sums>
 void row_in_blocks(const Eval& eval,
                    std::int64_t i,
@@ -310,8 +307,8 @@ void row_in_blocks(const Eval& eval,
   using Row = BlockRow<Eval>;
   using V = typename Row::V;
   using P = typename Row::P;
-  constexpr int D = Eval::D, L = Eval::L, N = Row::N;
-  using Packs = PairPacks<typename Op::kernel_type, Op::support, D, V, L>;
+  constexpr int D = Eval::D, L = Eval::L;
+  using K = typename Op::kernel_type;
   using Packed = PackedOutput<typename Eval::Out, P>;
   constexpr bool packed_combine = Row::packed_combine;
   constexpr bool gradient_part = kernel_part_v<Op> == KernelPart::corrected_gradient;
@@ -336,20 +333,21 @@ void row_in_blocks(const Eval& eval,
     const std::int32_t* js = eval.neighbors.neighbors + k;
     const typename Row::Block b = row.load(js);
     const P volumes = row.volumes(js, b);
-    // The kernel part of the block: W_ij, the D components of ∇W_ij, or a form of ∇W_ij.
-    using Part = std::conditional_t<(N > 0), PackDual<P, Row::NT>, P>;
-    Part part[gradient_part ? D : 1];
-    Row::with_tangents(b, [&](const auto&... tangents) SPHAD_LAMBDA_INLINE {
+    // The kernel part of the block: W_ij, ∇W_ij, or a form of ∇W_ij.
+    using Part = typename Row::PairVector;
+    const Vec<Part, D>& x = b.x;
+    const auto part = [&]() SPHAD_LAMBDA_INLINE {
       if constexpr (gradient_part) {
-        Packs::gradient(b.x, row.inv_h_i, b.inv_h_j, b.inv_h_ij, scale, part, tangents...);
+        return Vec<Part, D>(kernels::pair_gradient<K, Op::support>(x, row.inverse_supports(b)) *
+                            scale);
       } else if constexpr (form_part) {
-        Part g[D];
-        Packs::gradient(b.x, row.inv_h_i, b.inv_h_j, b.inv_h_ij, scale, g, tangents...);
-        part[0] = row.template gradient_form<Op>(b, g);
+        const Vec<Part, D> g =
+            kernels::pair_gradient<K, Op::support>(x, row.inverse_supports(b)) * scale;
+        return row.template gradient_form<Op>(b, x, g);
       } else {
-        part[0] = Packs::value(b.x, row.inv_h_i, b.inv_h_j, b.inv_h_ij, scale, tangents...);
+        return Part(kernels::pair_value<K, Op::support>(x, row.inverse_supports(b)) * scale);
       }
-    });
+    }();
     // Whether every pair of the block is summed (one test of its kinds), else each's own.
     bool block_taken = every;
     if (!every && !skip_self) {
@@ -361,43 +359,24 @@ void row_in_blocks(const Eval& eval,
     }
     if constexpr (packed_combine) {
       const auto particles = row.particles(i, js, b, volumes);
-      auto term = [&] {
-        if constexpr (gradient_part) {
-          Vec<Part, D> g;
-          for (int a = 0; a < D; ++a) {
-            g[a] = part[a];
-          }
-          return ops::combine<Op>(particles, g);
-        } else {
-          return ops::combine<Op>(particles, part[0]);
-        }
-      }();
+      auto term = ops::combine<Op>(particles, part);
       if (!block_taken) {
         bool flags[L];
         each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE { flags[l] = takes(js[l]); });
-        term = keep_lanes(simd::mask_of<V>(flags), term);
+        term = cut(simd::mask_of<V>(flags), term);
       }
       acc += term; // a dropped pair adds +0: the lane's sum is never −0, so the same bits
     } else {
       each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE {
         if (block_taken || takes(js[l])) {
           const auto particles = eval.make_particles(i, js[l], q, volumes[l]);
-          if constexpr (gradient_part) {
-            using G = decltype(lane_of(part[0], 0));
-            Vec<G, D> g_l;
-            for (int a = 0; a < D; ++a) {
-              g_l[a] = lane_of(part[a], l);
-            }
-            sums.add(l, ops::combine<Op>(particles, g_l));
-          } else {
-            sums.add(l, ops::combine<Op>(particles, lane_of(part[0], l)));
-          }
+          sums.add(l, ops::combine<Op>(particles, lane_of(part, l)));
         }
       });
     }
   }
   if constexpr (packed_combine) {
-    each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE { sums.add(l, Packed::lane(acc, l)); });
+    each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE { sums.add(l, lane_of(acc, l)); });
   }
   eval.list_row(i, q, k, sums); // the row's last entries (fewer than L), one at a time
 }

@@ -11,6 +11,7 @@
 #include <sphad/pair/pair.hpp>
 #include <sphad/pairloop/block_rows.hpp>
 #include <sphad/pairloop/lane_sums.hpp>
+#include <sphad/pairloop/plan.hpp>
 #include <sphad/pairloop/vocabulary.hpp>
 #include <sphad/particles.hpp>
 #include <sphad/search/hash_grid.hpp>
@@ -327,7 +328,7 @@ struct Evaluate {
 
   static constexpr int L = row_lanes<primal_t<T>>();
   static constexpr bool blocks =
-      takes_pair_blocks<Op, Corr, S, std::is_same_v<Neighbors, ListNeighbors>>();
+      PairPlan<Op, Corr>::template forward_blocks<S, std::is_same_v<Neighbors, ListNeighbors>>();
 
   SPHAD_HOST_DEVICE SPHAD_FLATTEN void operator()(std::int64_t i) const {
     Out sum{};

@@ -4,11 +4,6 @@
 
 #include <sphad/config.hpp>
 
-#include <sphad/ad/dual.hpp>
-#include <sphad/kernels/wendland.hpp>
-#include <sphad/pair/concept.hpp>
-#include <sphad/pair/corrections.hpp>
-#include <sphad/pairloop/vocabulary.hpp>
 #include <sphad/simd/pack.hpp>
 
 #include <type_traits>
@@ -16,8 +11,8 @@
 
 /// \file
 /// \brief A row's sum in lanes (`LaneSums`: entry k of a row adds into lane k mod L, the lanes
-/// meet in a fixed tree) and which calls take the host's pair blocks (`takes_pair_blocks`; the
-/// kernel on packs: pair_packs.hpp, dual numbers on packs: pack_dual.hpp).
+/// meet in a fixed tree) and the lanes' helpers of the host's pair blocks (which calls take
+/// them: plan.hpp).
 
 namespace sphad::pairloop {
 
@@ -96,53 +91,5 @@ SPHAD_INLINE P lanes_of(F&& f) {
   return lanes_of_sequence<P>(f, std::make_integer_sequence<int, P::width>{});
 }
 #endif
-
-/// Whether kernel K's shape is one polynomial on [0, 1] (no branch in `k`, `dk_over_q`), so
-/// that it evaluates on packs as written.
-template <class K>
-inline constexpr bool polynomial_shape_v =
-    std::is_same_v<K, kernels::Wendland2> || std::is_same_v<K, kernels::Wendland4> ||
-    std::is_same_v<K, kernels::Wendland6>;
-
-/// Whether Op's combination is arithmetic alone (`static constexpr bool lanewise_combine =
-/// true`): then the host evaluates it on packs, each lane the bits of the scalar evaluation.
-template <class Op, class = void>
-inline constexpr bool lanewise_combine_v = false;
-template <class Op>
-inline constexpr bool lanewise_combine_v<Op, std::void_t<decltype(Op::lanewise_combine)>> =
-    Op::lanewise_combine;
-
-/// The position directions a pair block carries: 0 for plain positions, N for `Dual<V, N>`
-/// (one layer of tangents: a JVP), −1 for anything else (nested duals: not in blocks).
-template <class X>
-inline constexpr int position_tangents_v = std::is_floating_point_v<X> ? 0 : -1;
-template <class V, int N>
-inline constexpr int position_tangents_v<Dual<V, N>> = std::is_floating_point_v<V> ? N : -1;
-
-/// Whether a call's pairs take the host's blocks: a list, a polynomial kernel, a kernel part
-/// that is W_ij or ∇W_ij itself or a gradient form of ∇W_ij (the Laplacian's Brookshaw and
-/// Default; no CRK, no renormalization), plain supports, masses, densities
-/// and volumes, and positions plain or with one layer of tangents (`S`: the call's
-/// `PairScalars`; the field may carry tangents of its own).
-template <class Op, class Corr, class S, bool IsList>
-constexpr bool takes_pair_blocks() {
-#if SPHAD_HAS_PACKS
-  using V = primal_t<typename S::scalar>;
-  if constexpr (IsList && std::is_floating_point_v<V> && splits_term_v<Op> &&
-                polynomial_shape_v<typename Op::kernel_type> &&
-                position_tangents_v<typename S::position> >= 0 &&
-                std::is_same_v<typename S::support, V> && std::is_same_v<typename S::mass, V> &&
-                std::is_same_v<typename S::density, V> && std::is_same_v<typename S::volume, V>) {
-    using CRK = std::remove_cv_t<decltype(Corr::crk)>;
-    using Ren = std::remove_cv_t<decltype(Corr::renormalization)>;
-    constexpr KernelPart part = kernel_part_v<Op>;
-    return (part == KernelPart::value || part == KernelPart::corrected_value ||
-            ((part == KernelPart::corrected_gradient || part == KernelPart::gradient_form) &&
-             std::is_same_v<Ren, NoRenormalization>)) &&
-           std::is_same_v<CRK, NoCRK>;
-  }
-#endif
-  return false;
-}
 
 } // namespace sphad::pairloop

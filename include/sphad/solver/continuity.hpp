@@ -36,6 +36,7 @@ struct ContinuityRate : detail::TermBase<Kernel, Support>,
   static constexpr bool accepts_field = is_vec_v<F>&& F::dim == D;
   template <int D, class T, class F>
   using output_t = T;
+  static constexpr bool lanewise_combine = true; ///< arithmetic alone
   /// (weight) u_ij·Ĝ_ij.
   template <class P, class G>
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto combine(const P& p, const G& g) {

@@ -37,6 +37,8 @@ struct PressureForce : detail::TermBase<Kernel, Support>,
   static constexpr bool accepts_field = is_scalar_v<F>;
   template <int D, class T, class F>
   using output_t = Vec<T, D>;
+  /// Arithmetic alone (`safe_divide` a lane select on packs): the host's blocks combine it.
+  static constexpr bool lanewise_combine = true;
   /// c_ij = −m_j (p_i/ρ_i² + p_j/ρ_j²) or −m_j (p_i + p_j)/(ρ_i ρ_j).
   template <class P>
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto particle_part(const P& p) {

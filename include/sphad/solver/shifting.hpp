@@ -32,6 +32,7 @@ struct ConcentrationGradient : detail::TermBase<Kernel, Support>,
   static constexpr bool accepts_field = true; // values are not read
   template <int D, class T, class F>
   using output_t = Vec<T, D>;
+  static constexpr bool lanewise_combine = true; ///< arithmetic alone
   /// V_j Ĝ_ij.
   template <class P, class G>
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto combine(const P& p, const G& g) {

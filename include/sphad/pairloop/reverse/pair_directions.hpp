@@ -5,11 +5,12 @@
 #include <sphad/config.hpp>
 
 #include <sphad/ad/dual.hpp>
+#include <sphad/kernels/support.hpp>
 #include <sphad/pair/concept.hpp>
 #include <sphad/pairloop/block_rows.hpp>
 #include <sphad/pairloop/lane_sums.hpp>
-#include <sphad/pairloop/pack_dual.hpp>
-#include <sphad/pairloop/pair_packs.hpp>
+#include <sphad/pairloop/pack_lanes.hpp>
+#include <sphad/pairloop/plan.hpp>
 #include <sphad/pairloop/reverse/leaf_algebra.hpp>
 #include <sphad/pairloop/vocabulary.hpp>
 
@@ -115,33 +116,26 @@ struct SplitTermDirections {
   }
 
 #if SPHAD_HAS_PACKS
-  /// Whether the host linearizes the kernels of a row's pairs in blocks of L (`linear_block`):
-  /// a hand-written kernel adjoint of W_ij, ∇W_ij or a gradient form (any correction after
-  /// it), a polynomial kernel, plain inputs.
-  static constexpr bool blocks = [] {
-    if constexpr (!std::is_void_v<Linearized>) {
-      using KS = typename KernelEval::S;
-      constexpr KernelPart kp = kernel_part_v<Op>;
-      return (kp == KernelPart::value || kp == KernelPart::corrected_value ||
-              kp == KernelPart::corrected_gradient || kp == KernelPart::gradient_form) &&
-             polynomial_shape_v<typename Op::kernel_type> &&
-             std::is_same_v<typename KernelEval::T, S> && std::is_floating_point_v<S> &&
-             std::is_same_v<typename KS::position, S> && std::is_same_v<typename KS::support, S>;
-    } else {
-      return false;
-    }
-  }();
+  /// The call's corrections and its host plan (plan.hpp).
+  using Corr = std::remove_cv_t<decltype(std::declval<const KernelEval&>().corrections)>;
+  using Plan = PairPlan<Op, Corr>;
+  /// Whether the host linearizes the kernels of a row's pairs in blocks of L (`linear_block`).
+  static constexpr bool blocks =
+      Plan::template reverse_blocks<typename KernelEval::S, typename KernelEval::T>(
+          !std::is_void_v<Linearized>);
   static constexpr int lanes = KernelEval::L;
 
+  using Pack = simd::Pack<S, lanes>;
+  using PackLinearization = kernels::PairLinearization<Op::support, Pack, KernelEval::D>;
+
   /// The kernels of the L entries at `js` of row i linearized at once on packs (`BlockRow`,
-  /// `PairPacks::linearize`); `lane(l)` gives entry l's as `Linearized::linearize` forms it.
+  /// `kernels::pair_linearization`); `lane(l)` gives entry l's as `Linearized::linearize`
+  /// forms it.
   struct LinearBlock {
     const SplitTermDirections& pairs;
     std::int64_t i;
     typename BlockRow<KernelEval>::Block block;
-    typename PairPacks<typename Op::kernel_type, Op::support, KernelEval::D, S, lanes>::
-        Linearization kernels;
-    S h_i;
+    PackLinearization kernels;
     SPHAD_INLINE auto lane(int l) const {
       using Pair = decltype(pairs.kernel.make_pair(0, 0, {}));
       using Linear = typename Linearized::template Linear<Pair>;
@@ -149,44 +143,35 @@ struct SplitTermDirections {
       for (int a = 0; a < KernelEval::D; ++a) {
         x[a] = block.x[a][l];
       }
-      return Linear{i, x, kernels.lane(l, h_i, block.h[l]), pairs.kernel.factor,
-                    pairs.kernel.corrections};
+      return Linear{i, x, lane_of(kernels, l), pairs.kernel.factor, pairs.kernel.corrections};
     }
   };
   /// Row q's constants for its blocks (`BlockRow`: once per row).
   SPHAD_INLINE BlockRow<KernelEval> block_row(const Row& q) const {
     return {kernel, q.kernel};
   }
+  /// The kernels of a block linearized on packs.
+  SPHAD_INLINE static PackLinearization
+  linearize_block(const BlockRow<KernelEval>& row, const typename BlockRow<KernelEval>::Block& b) {
+    return kernels::pair_linearization<typename Op::kernel_type, Op::support>(
+        b.x, Pack(row.q.h), b.h, row.inverse_supports(b));
+  }
   SPHAD_INLINE LinearBlock linear_block(const BlockRow<KernelEval>& row,
                                         std::int64_t i,
                                         const std::int32_t* js) const {
-    using Packs = PairPacks<typename Op::kernel_type, Op::support, KernelEval::D, S, lanes>;
-    const auto& q = row.q;
     const auto b = row.load(js);
-    return {*this, i, b, Packs::linearize(b.x, row.inv_h_i, b.inv_h_j, b.inv_h_ij), q.h};
+    return {*this, i, b, linearize_block(row, b)};
   }
 
   /// Whether the host gives the directions of a block's L entries at once on packs
-  /// (`block_directions`): blocks whose combination evaluates on packs (`lanewise_combine`),
-  /// a kernel part that is W_ij, ∇W_ij or a gradient form, the positions the only kernel inputs
-  /// tracked and no particle input tracked — each lane the bits of the pair-at-a-time directions.
-  static constexpr bool packed = [] {
-    if constexpr (blocks) {
-      using Corr = std::remove_cv_t<decltype(std::declval<const KernelEval&>().corrections)>;
-      return BlockRow<KernelEval>::packed_combine && Dirs::particle == 0 &&
-             Dirs::kernel == Dirs::position &&
-             std::is_same_v<std::remove_cv_t<decltype(Corr::crk)>, NoCRK> &&
-             std::is_same_v<std::remove_cv_t<decltype(Corr::renormalization)>, NoRenormalization> &&
-             lanes == row_lanes<S>();
-    } else {
-      return false;
-    }
-  }();
-  using Pack = simd::Pack<S, lanes>;
+  /// (`block_directions`).
+  static constexpr bool packed =
+      Plan::template reverse_packed<typename KernelEval::S, typename KernelEval::T, Dirs>(
+          !std::is_void_v<Linearized>, BlockRow<KernelEval>::packed_combine);
 
   /// The directions of the L entries at `js` of row i (`row`: its constants; ȳ_i: `ybar_i`) as
-  /// packs, lane l entry l's: the kernel linearized on packs (`PairPacks`), the combination on
-  /// `PackDual`s with the kernel part's scalars seeded, contracted with ȳ_i (Ḡ), then the
+  /// packs, lane l entry l's: the kernel linearized on packs, the combination on `Dual`s over
+  /// packs with the kernel part's scalars seeded, contracted with ȳ_i (Ḡ), then the
   /// kernel's adjoint x̄ for Ḡ (the directions of x_ij) — each operation as the pair-at-a-time
   /// path forms it.
   SPHAD_INLINE void block_directions(Pack (&g)[Dirs::total],
@@ -196,16 +181,15 @@ struct SplitTermDirections {
                                      const OutPrimal& ybar_i) const {
     static_assert(packed && Dirs::total == KernelEval::D, "the positions' directions alone");
     constexpr int D = KernelEval::D;
-    using Packs = PairPacks<typename Op::kernel_type, Op::support, D, S, lanes>;
     const auto b = row.load(js);
-    const auto linear = Packs::linearize(b.x, row.inv_h_i, b.inv_h_j, b.inv_h_ij);
+    const PackLinearization linear = linearize_block(row, b);
     const auto particles = row.particles(i, js, b, row.volumes(js, b));
     const Pack factor(kernel.factor);
     Vec<Pack, D> xbar;
     if constexpr (kernel_part_v<Op> == KernelPart::corrected_gradient) {
       // ∇W_ij's D scalars seeded: Ḡ_a = ⟨ȳ_i, ∂term/∂G_a⟩.
-      const Vec<Pack, D> gradient = Packs::gradient(linear) * factor;
-      Vec<PackDual<Pack, D>, D> seeded;
+      const Vec<Pack, D> gradient = linear.gradient() * factor;
+      Vec<Dual<Pack, D>, D> seeded;
       for (int a = 0; a < D; ++a) {
         seeded[a].value = gradient[a];
         for (int c = 0; c < D; ++c) {
@@ -217,41 +201,38 @@ struct SplitTermDirections {
       for (int c = 0; c < D; ++c) {
         gbar[c] = contract_lanes(ybar_i, term, c);
       }
-      xbar = Packs::position_adjoint(linear, gbar * factor);
+      xbar = linear.position_adjoint(Vec<Pack, D>(gbar * factor));
     } else if constexpr (kernel_part_v<Op> == KernelPart::gradient_form) {
       // The form of ∇W_ij linearized on packs (`Op::form_linearization`; every member 0 where
       // r = 0, as `kernel_part_linearization` gives it), its value seeded: x̄ is the kernel's
       // adjoint for Ĝ's cotangent plus the form's own.
-      Vec<Pack, D> x;
-      for (int a = 0; a < D; ++a) {
-        x[a] = b.x[a];
-      }
-      const Pack r = Packs::distance(linear);
-      auto form =
-          Op::form_linearization(x, r, row.pair_supports(b), Packs::gradient(linear) * factor);
+      const Vec<Pack, D>& x = b.x;
+      const Pack r = linear.distance();
+      auto form = Op::form_linearization(x, r, row.pair_supports(b),
+                                         Vec<Pack, D>(linear.gradient() * factor));
       const auto taken = r > Pack(S(0));
-      form.value = keep_lanes(taken, form.value);
-      form.unit.gradient = keep_lanes(taken, form.unit.gradient);
-      form.unit.x = keep_lanes(taken, form.unit.x);
-      PackDual<Pack, 1> seeded;
+      form.value = cut(taken, form.value);
+      form.unit.gradient = cut(taken, form.unit.gradient);
+      form.unit.x = cut(taken, form.unit.x);
+      Dual<Pack, 1> seeded;
       seeded.value = form.value;
       seeded.tangent[0] = Pack(S(1));
       const auto unit =
           form.unit.times(contract_lanes(ybar_i, ops::combine<Op>(particles, seeded), 0));
-      xbar = Packs::position_adjoint(linear, unit.gradient * factor) + unit.x;
+      xbar = linear.position_adjoint(Vec<Pack, D>(unit.gradient * factor)) + unit.x;
     } else {
-      PackDual<Pack, 1> seeded;
-      seeded.value = Packs::w(linear) * factor;
+      Dual<Pack, 1> seeded;
+      seeded.value = linear.w() * factor;
       seeded.tangent[0] = Pack(S(1));
       const auto term = ops::combine<Op>(particles, seeded);
-      xbar = Packs::position_adjoint(linear, contract_lanes(ybar_i, term, 0) * factor);
+      xbar = linear.position_adjoint(Pack(contract_lanes(ybar_i, term, 0) * factor));
     }
     for (int a = 0; a < D; ++a) {
       g[a] = xbar[a];
     }
   }
 
-  /// ⟨ȳ, tangent k of y⟩ for a packed term y (`PackDual`s), summed as `leaf_dot` sums.
+  /// ⟨ȳ, tangent k of y⟩ for a packed term y (`Dual`s over packs), summed as `leaf_dot` sums.
   template <class Y>
   SPHAD_INLINE static Pack contract_lanes(const OutPrimal& ybar, const Y& y, int k) {
     if constexpr (is_vec_v<Y>) {

@@ -9,7 +9,7 @@
 #include <sphad/exec/host.hpp>
 #include <sphad/exec/lanes.hpp>
 #include <sphad/pairloop/lane_sums.hpp>
-#include <sphad/pairloop/pack_dual.hpp>
+#include <sphad/pairloop/pack_lanes.hpp>
 #include <sphad/pairloop/reverse/gradient_targets.hpp>
 #include <sphad/pairloop/reverse/policy.hpp>
 #include <sphad/pairloop/reverse/row_chunks.hpp>
@@ -197,7 +197,7 @@ struct RowAdjoints {
             const auto keep = simd::mask_of<S>(taken);
             SPHAD_PRAGMA_UNROLL
             for (int c = 0; c < K; ++c) {
-              g[c] = keep_lanes(keep, g[c]);
+              g[c] = cut(keep, g[c]);
             }
           }
           SPHAD_PRAGMA_UNROLL
