@@ -248,6 +248,8 @@ using SymmetricOf = ops::Gradient<K, G::Symmetric, SupportScheme::PartialSymmetr
 template <class K>
 using PressureOf = solver::PressureForce<K>;
 template <class K>
+using ViscosityOf = solver::LaminarViscosity<K, 2, SupportScheme::MeanSymmetric>;
+template <class K>
 using LaplacianOf = ops::Laplacian<K>;
 template <class K>
 using DefaultLaplacianOf =
@@ -287,7 +289,9 @@ TEST_CASE("pair blocks: every operator form gives the bits of the pair-at-a-time
     check_blocks<solver::PressureForce<K>>(c, f);
     check_blocks<solver::PressureForce<K, solver::PressureForm::Averaged>>(c, f);
     check_blocks<solver::ConcentrationGradient<K>>(c, ops::NoField{});
-    check_blocks<solver::ContinuityRate<K>>(c, v); // a vector field: lane by lane
+    check_blocks<solver::ContinuityRate<K>>(c, v);   // a vector field: lane by lane
+    check_blocks<solver::LaminarViscosity<K>>(c, v); // a gradient form, as the Laplacian's
+    check_blocks<solver::LaminarViscosity<K, 2, SupportScheme::Gather, std::ratio<0>>>(c, v);
     // The other polynomial kernels: Müller's (a cusp centre: k'(q)/q by its quotient), a user's.
     check_blocks<ops::Density<kernels::Poly6>>(c, ops::NoField{});
     check_blocks<ops::Gradient<kernels::Spiky, G::Difference>>(c, f);
@@ -333,6 +337,7 @@ TEST_CASE("pair blocks: position JVPs give the bits of dual numbers pair by pair
     check_jvp_blocks<ops::Density<LucyKernel>, 2>(c, ops::NoField{});
     check_jvp_blocks<ops::Laplacian<kernels::Poly6>, 1>(c, f);
     check_jvp_blocks<solver::PressureForce<K>, 2>(c, f);
+    check_jvp_blocks<solver::LaminarViscosity<K>, 1>(c, v);
     check_jvp_blocks<ops::Divergence<K, G::Difference>, 1>(c, v);
     check_jvp_blocks<ops::Laplacian<K>, 1>(c, f);
     check_jvp_blocks<
@@ -361,6 +366,7 @@ TEST_CASE("pair blocks: the reverse sweep's linearized kernels give the bits of 
     check_reverse_blocks<MeanGradientOf>(c, f, vector_seed, none);
     check_reverse_blocks<SymmetricOf>(c, f, vector_seed, none);
     check_reverse_blocks<PressureOf>(c, f, vector_seed, none);
+    check_reverse_blocks<ViscosityOf>(c, v, vector_seed, none);
     check_reverse_blocks<DivergenceOf>(c, v, scalar_seed, none);
     check_reverse_blocks<LaplacianOf>(c, f, scalar_seed, none);
     check_reverse_blocks<DefaultLaplacianOf>(c, v, vector_seed, none);

@@ -297,6 +297,46 @@ TEST_CASE("LaminarViscosity: ν∇²u on a lattice, momentum kept, derivatives",
   check_derivatives<Unregularized>(jittered, uj);
 }
 
+/// The laminar viscosity's hand-written transpose of its kernel part (x·Ĝ)/(r² + η²) against
+/// dual numbers: the value bit for bit, Ĝ̄, x̄ and h̄ to rounding, for random pairs.
+template <class Op>
+void check_form_transpose() {
+  using D5 = Dual<double, 5>;
+  auto g = test::rng(29);
+  for (int trial = 0; trial < 50; ++trial) {
+    const auto x = random_like<V2>(g, 1, 0.3)[0];
+    const auto grad = random_like<V2>(g, 1, 5.0)[0];
+    const double h = 0.2 + 0.1 * random_like<double>(g, 1, 1.0)[0];
+    const double r = norm(x);
+    const auto linear = Op::kernel_part_linearization(x, r, h, grad);
+    const Vec<D5, 2> xd{D5::variable(x[0], 0), D5::variable(x[1], 1)};
+    const Vec<D5, 2> gd{D5::variable(grad[0], 2), D5::variable(grad[1], 3)};
+    const D5 form = Op::gradient_form(gd, xd, D5(r), D5::variable(h, 4));
+    INFO("trial " << trial);
+    CHECK(linear.value == form.value);
+    CHECK(linear.value == Op::gradient_form(grad, x, r, h));
+    const double scale = std::abs(form.value) / (r * r) + 1.0;
+    for (int a = 0; a < 2; ++a) {
+      CHECK(std::abs(linear.unit.x[a] - form.tangent[a]) <= 1e-13 * scale);
+      CHECK(std::abs(linear.unit.gradient[a] - form.tangent[2 + a]) <= 1e-13 * scale);
+    }
+    CHECK(std::abs(linear.unit.support - form.tangent[4]) <= 1e-13 * scale);
+  }
+  // Zero at r = 0, value and adjoints.
+  const auto zero = Op::kernel_part_linearization(V2{}, 0.0, 0.2, V2{});
+  CHECK(zero.value == 0.0);
+  CHECK(zero.unit.x == V2{});
+  CHECK(zero.unit.gradient == V2{});
+  CHECK(zero.unit.support == 0.0);
+}
+
+TEST_CASE("LaminarViscosity: the kernel part's transpose against dual numbers",
+          "[solver][terms][reverse]") {
+  check_form_transpose<solver::LaminarViscosity<K>>();
+  check_form_transpose<Unregularized>();
+  check_form_transpose<solver::LaminarViscosity<K, 3, SupportScheme::Gather, std::ratio<1, 10>>>();
+}
+
 TEST_CASE("ArtificialViscosity: acts only on approaching pairs, momentum kept, derivatives",
           "[solver][terms]") {
   const exec::host ex;

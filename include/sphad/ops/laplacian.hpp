@@ -185,23 +185,11 @@ struct Laplacian
     }
   }
 
-  /// The adjoints of the Brookshaw and Default kernel part's inputs Ĝ, x and h for a unit
-  /// cotangent; they are linear in the cotangent L̄, and `times` scales them to it.
+  /// A form's adjoints and linearization (pair/concept.hpp).
   template <class T, int D>
-  struct FormAdjoint {
-    Vec<T, D> gradient{};
-    Vec<T, D> x{};
-    T support{};
-    SPHAD_HOST_DEVICE SPHAD_INLINE FormAdjoint times(const T& lbar) const {
-      return {gradient * lbar, x * lbar, support * lbar};
-    }
-  };
-  /// The kernel part's value with its `FormAdjoint`, evaluated once (the reverse pass).
+  using FormAdjoint = ops::FormAdjoint<T, D>;
   template <class T, int D>
-  struct FormLinearization {
-    T value{};
-    FormAdjoint<T, D> unit{};
-  };
+  using FormLinearization = ops::FormLinearization<T, D>;
 
   /// The Brookshaw and Default kernel part of pair vector x (r = |x|, from the kernel's own
   /// linearization), pair support h and Ĝ, linearized: with m = Ĝ·x, d1 = r + 10⁻⁸ h and d2 = r +

@@ -6,6 +6,7 @@
 
 #include <sphad/kernels/kernel_traits.hpp>
 #include <sphad/kernels/support.hpp>
+#include <sphad/math/vec.hpp>
 #include <sphad/pair/pair.hpp>
 
 #include <type_traits>
@@ -38,11 +39,30 @@ namespace sphad::ops {
 /// What an operator's kernel part is: the kernel quantity W_ij (`value`), Ŵ_ij
 /// (`corrected_value`: CRK applied) or Ĝ_ij (`corrected_gradient`: CRK and renormalization
 /// applied); a form of x_ij, the pair support and Ĝ_ij with the operator's own transpose
-/// (`gradient_form`: the library's Laplacian, whose `gradient_form(Ĝ, x, r, h)` and
-/// `form_linearization` — the form and its transpose for r > 0 — are arithmetic alone, so that
-/// the host evaluates them on SIMD packs too); or something else (`other`, differentiated in dual
-/// numbers).
+/// (`gradient_form`: the library's Laplacian and the solver's laminar viscosity, whose
+/// `gradient_form(Ĝ, x, r, h)` and `form_linearization(x, r, h, Ĝ)` — the form and the form
+/// with its transpose (a `FormLinearization`), for r > 0 — are arithmetic alone, so that the host
+/// evaluates them on SIMD packs too, and whose `kernel_part_linearization` gives 0 at r = 0); or
+/// something else (`other`, differentiated in dual numbers).
 enum class KernelPart { value, corrected_value, corrected_gradient, gradient_form, other };
+
+/// The adjoints of a gradient form's inputs Ĝ, x and the pair support h for a unit cotangent;
+/// they are linear in the cotangent, and `times` scales them to it.
+template <class T, int D>
+struct FormAdjoint {
+  Vec<T, D> gradient{};
+  Vec<T, D> x{};
+  T support{};
+  SPHAD_HOST_DEVICE SPHAD_INLINE FormAdjoint times(const T& lbar) const {
+    return {gradient * lbar, x * lbar, support * lbar};
+  }
+};
+/// A gradient form's value with its `FormAdjoint`, evaluated once (the reverse pass).
+template <class T, int D>
+struct FormLinearization {
+  T value{};
+  FormAdjoint<T, D> unit{};
+};
 
 /// The kernel part of an operator that is the kernel quantity `Part`: derive from it instead of
 /// writing `kernel_part`, and reverse mode differentiates the kernel part by the kernels' and the

@@ -264,9 +264,9 @@ struct BlockRow {
   }
 
   /// The kernel part of a gradient form (`Op::gradient_form`: the Laplacian's Brookshaw and
-  /// Default) of the block's lanes from their pair vectors and ∇W_ij (times the factor): r =
-  /// |x_ij| and h_ij as the pair-at-a-time path forms them (`safe_norm`, `Pair::support`), and
-  /// exactly 0 (value and tangents) where r = 0, as its guard gives.
+  /// Default, the laminar viscosity) of the block's lanes from their pair vectors and ∇W_ij (times
+  /// the factor): r = |x_ij| and h_ij as the pair-at-a-time path forms them (`safe_norm`,
+  /// `Pair::support`), and exactly 0 (value and tangents) where r = 0, as its guard gives.
   template <class Op>
   SPHAD_INLINE PairVector gradient_form(const Block& b,
                                         const Vec<PairVector, D>& x,

@@ -7,6 +7,7 @@
 #include <sphad/ad/safe.hpp>
 #include <sphad/ad/scalar_traits.hpp>
 #include <sphad/math/vec.hpp>
+#include <sphad/pair/concept.hpp>
 #include <sphad/solver/detail/term_base.hpp>
 
 /// \file
@@ -94,21 +95,87 @@ struct PackVelocitySoundSpeed {
 /// shaped like it. The regularizer biases the Laplacian low by about ε(ℓ/Δx)² at the nearest
 /// neighbours (1 % for ℓ = 1.5Δx); with `std::ratio<0>` it is exact, and pairs at r = 0 (the
 /// particle itself) are skipped, as x·Ĝ/r² = W'(r)/r stays finite for the kernels sphad ships.
+/// The kernel part (x_ij·Ĝ_ij)/(r² + η²) is a gradient form, as the Laplacian's: reverse mode
+/// differentiates it by its own transpose (`kernel_part_linearization`), and on the host L pairs
+/// at once where the kernel is lanewise.
 template <class Kernel,
           int Kappa = 2,
           SupportScheme Support = SupportScheme::Gather,
           class Eta2 = detail::MorrisEta2>
 struct LaminarViscosity : detail::TermBase<Kernel, Support> {
+  static_assert(Kappa >= 1, "sphad::solver: the support-to-length ratio Kappa is at least 1");
+  static_assert(Eta2::num >= 0, "sphad::solver: the regularizer fraction Eta2 is not negative");
   static constexpr bool needs_densities = true, needs_values = true;
   template <int D, class T, class F>
   using output_t = F;
-  /// (x_ij·Ĝ_ij)/(r² + η²).
+  static constexpr ops::KernelPart kernel_part_kind = ops::KernelPart::gradient_form;
+  /// Arithmetic alone (`safe_divide` a lane select on packs).
+  static constexpr bool lanewise_combine = true;
+
+  /// (x_ij·Ĝ_ij)/(r² + η²); with η = 0, 0 at r = 0.
   template <class P>
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto kernel_part(const P& p) {
     using T = typename P::scalar;
-    const auto g = detail::pair_gradient(p);
-    return T(dot(detail::regularized_direction<Eta2>(p, detail::paper_length<Kappa>(p)), g));
+    const auto x = detail::pair_vector(p);
+    if constexpr (Eta2::num == 0) {
+      if (!(value_of(dot(x, x)) > 0)) {
+        return T(0);
+      }
+    }
+    return gradient_form(detail::pair_gradient(p), x, T(0), T(p.support()));
   }
+
+  /// r² + η² of pair vector x and pair support h (η² = ε (h/κ)²).
+  template <class T, int D>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static T denominator(const Vec<T, D>& x, const T& h_ij) {
+    if constexpr (Eta2::num == 0) {
+      (void)h_ij;
+      return dot(x, x);
+    } else {
+      const T l = h_ij / primal_t<T>(Kappa);
+      return dot(x, x) + primal_t<T>(double(Eta2::num) / double(Eta2::den)) * l * l;
+    }
+  }
+  /// The kernel part of a pair with x_ij = x (r = |x| > 0, unread), h_ij and Ĝ = g: (x·g)/(r² +
+  /// η²). Arithmetic alone, in any scalar: plain, dual, or the host's SIMD packs (the pair
+  /// blocks, which take r = 0 to 0 themselves).
+  template <class T, int D>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static T
+  gradient_form(const Vec<T, D>& g, const Vec<T, D>& x, const T& r, const T& h_ij) {
+    (void)r;
+    return T(dot(x / denominator(x, h_ij), g));
+  }
+  /// The kernel part linearized: with m = x·g and d = r² + η², per unit cotangent Ĝ̄ = x/d,
+  /// x̄ = g/d − 2m x/d², h̄ = −m/d² · 2εℓ/κ; all zero at r = 0 (where x and, for the kernels
+  /// sphad ships, Ĝ vanish).
+  template <class T, int D>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static ops::FormLinearization<T, D>
+  kernel_part_linearization(const Vec<T, D>& x, const T& r, const T& h_ij, const Vec<T, D>& g) {
+    if (!(value_of(r) > 0)) {
+      return {};
+    }
+    return form_linearization(x, r, h_ij, g);
+  }
+  /// `kernel_part_linearization` for r > 0: arithmetic alone, in plain scalars or the host's
+  /// SIMD packs (the pair blocks, which take r = 0 to 0 themselves).
+  template <class T, int D>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static ops::FormLinearization<T, D>
+  form_linearization(const Vec<T, D>& x, const T& r, const T& h_ij, const Vec<T, D>& g) {
+    const T d = denominator(x, h_ij);
+    const T inv = T(1) / d;
+    const T m = dot(x, g);
+    ops::FormLinearization<T, D> out;
+    out.value = gradient_form(g, x, r, h_ij);
+    out.unit.gradient = x * inv;
+    out.unit.x = g * inv - x * (T(2) * m * inv * inv);
+    if constexpr (Eta2::num != 0) {
+      const T l = h_ij / primal_t<T>(Kappa);
+      const T eps = primal_t<T>(double(Eta2::num) / double(Eta2::den));
+      out.unit.support = -(m * inv * inv) * (T(2) * eps * l / primal_t<T>(Kappa));
+    }
+    return out;
+  }
+
   /// 4 m_j k/(ρ_i + ρ_j) u_ij.
   template <class P, class K>
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto combine(const P& p, const K& k) {
