@@ -418,7 +418,8 @@ template <class K, class T, int D, class H>
 SPHAD_HOST_DEVICE SPHAD_INLINE KernelLinearization<T, D> linearize(const Vec<T, D>& x, const H& h) {
   check_kernel<K, D>();
   static_assert(std::is_same_v<support_scalar_t<H>, T>, "the support in the positions' scalar");
-  const auto [r, q, inv_h] = detail::geometry(x, h);
+  const auto geometry = detail::geometry(x, h);
+  const T r = geometry.r, q = geometry.q, inv_h = geometry.inv_h; // (lambdas capture them)
   const auto in = detail::inside<K>(q);
   if (stops(in)) {
     return {};
