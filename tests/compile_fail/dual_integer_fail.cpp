@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// expect: "sphad::Dual: T must be float, double or a Dual"
+// expect: "sphad::Dual: T must be float, double, a Dual or a SIMD pack"
 #include <sphad/ad/dual.hpp>
 
 int main() {
