@@ -112,15 +112,14 @@ struct LaminarViscosity : detail::TermBase<Kernel, Support> {
   /// Arithmetic alone (`safe_divide` a lane select on packs).
   static constexpr bool lanewise_combine = true;
 
-  /// (x_ij·Ĝ_ij)/(r² + η²); with η = 0, 0 at r = 0.
+  /// (x_ij·Ĝ_ij)/(r² + η²); 0 at r = 0 (the particle itself: x_ij = 0, and 0/0 if η = 0 or
+  /// h = 0), as the SIMD path and the transpose give it.
   template <class P>
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto kernel_part(const P& p) {
     using T = typename P::scalar;
     const auto x = detail::pair_vector(p);
-    if constexpr (Eta2::num == 0) {
-      if (!(value_of(dot(x, x)) > 0)) {
-        return T(0);
-      }
+    if (!(value_of(dot(x, x)) > 0)) {
+      return T(0);
     }
     return gradient_form(detail::pair_gradient(p), x, T(0), T(p.support()));
   }
