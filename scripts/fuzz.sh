@@ -54,14 +54,16 @@ collect() { # collect TARGET PID...: waits for each target's run and reports it
   done
 }
 
-# -timeout: an input running 10 s is a hang (the Python target's 60 s: it compiles its entries
-# before fuzzing, but a first call may still load one); -rss_limit_mb: one using 2 GB (Python
-# with torch: 4 GB) is a leak or an unbounded allocation. Both are findings.
+# -timeout: an input running 30 s is a hang (the six C++ targets share two cores: the slowest
+# seed, rollout's 10⁴ steps, takes 4 s alone and went past 10 s beside the others; the Python
+# target's 60 s: it compiles its entries before fuzzing, but a first call may still load one);
+# -rss_limit_mb: one using 2 GB (Python with torch: 4 GB) is a leak or an unbounded allocation.
+# Both are findings.
 pids=()
 for target in "${cpp_targets[@]}"; do
   mkdir -p "build/fuzz/corpus/$target"
   build/fuzz/tests/fuzz/sphad_fuzz_"$target" "build/fuzz/corpus/$target" \
-    "tests/fuzz/corpus/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    "tests/fuzz/corpus/$target" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 \
     -max_len=4096 -print_final_stats=1 -artifact_prefix="build/fuzz/findings/$target-" \
     >"build/fuzz/$target.log" 2>&1 &
   pids+=($!)
