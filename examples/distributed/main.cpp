@@ -84,11 +84,10 @@ int run(int side, int steps) {
   // The gradient: checkpointed (⌈√T⌉ states), every exchange reversed.
   const drift::State<Stored> s0{exec::to_buffer(exec, x), exec::to_buffer(exec, v)};
   auto ds0 = sim::clone(exec, s0);
-  sim::NoParams<Stored> none, dnone;
   const auto checkpoints = std::int64_t(std::ceil(std::sqrt(double(steps))));
   const auto gradient_start = Clock::now();
-  const auto result = sim::rollout_gradient(exec, steps, s0, none, step, drift::Loss{comm}, ds0,
-                                            dnone, {checkpoints});
+  const auto result = sim::rollout_gradient(exec, steps, sim::problem(s0, step, drift::Loss{comm}),
+                                            sim::gradients(ds0), {checkpoints});
   const double gradient_time = seconds_since(gradient_start);
   double norm_x = 0, norm_v = 0;
   for (std::int64_t i = 0; i < ds0.x.size(); ++i) {

@@ -112,10 +112,10 @@ public:
     Fluid<sim::Stored<Exec>> s0 = initial(std::vector<V2>(std::size_t(n_)));
     exec::copy(exec_, v.data(), s0.v.data(), n_);
     auto ds0 = sim::clone(exec_, s0);
-    sim::NoParams<sim::Stored<Exec>> none, dnone;
-    auto result = sim::rollout_gradient(exec_, steps, s0, none, FlowStep<Exec>{constants_},
-                                        DensityMismatch<Exec>{constants_, target()}, ds0, dnone,
-                                        {checkpoints});
+    auto result = sim::rollout_gradient(
+        exec_, steps,
+        sim::problem(s0, FlowStep<Exec>{constants_}, DensityMismatch<Exec>{constants_, target()}),
+        sim::gradients(ds0), {checkpoints});
     Gradient out{exec::to_host(exec_, result.loss.data(), 1)[0], // host sync: printed
                  exec::to_host(exec_, ds0.v.data(), n_), exec::to_host(exec_, ds0.x.data(), n_),
                  std::move(result)};

@@ -72,7 +72,14 @@ struct Setup {
   double nu() const { return 1.0 / re; }
   double length() const { return h_over_dx * dx() / kappa; }
   double dt() const {
-    return solver::time_step_limits({length(), c0, 1.0, 0.0, nu()}, {cfl, 0.125, 0.25}).step();
+    solver::TimeStepInputs in;
+    in.length = length();
+    in.sound_speed = c0;
+    in.max_speed = 1.0;
+    in.viscosity = nu();
+    solver::TimeStepRules rules;
+    rules.acoustic = cfl;
+    return solver::time_step_limits(in, rules).step();
   }
   /// b = −8π²ν: u ∝ e^{bt}, E ∝ e^{2bt}.
   double decay() const { return -2 * two_pi * two_pi * nu(); }
@@ -91,7 +98,8 @@ struct Initial {
 inline Initial initial(const Setup& s) {
   Initial out;
   const double dx = s.dx();
-  const solver::LinearEOS<> eos{1.0, s.c0, 0.0};
+  solver::LinearEOS<> eos;
+  eos.c0 = s.c0;
   for (int j = 0; j < s.side; ++j) {
     for (int i = 0; i < s.side; ++i) {
       const double x = (i + 0.5) * dx, y = (j + 0.5) * dx;
@@ -115,7 +123,9 @@ struct Constants {
   Span<const std::int32_t> kinds;
   Span<const V2> clumping;
   Domain<2, double> domain{{0, 0}, {1, 1}, {true, true}};
-  double dt = 0, c0 = 10, length = 0, shift = 2, speed = 1, cap = 0;
+  double dt = 0;
+  solver::LinearEOS<> eos;           ///< p = c₀² (ρ − ρ₀)
+  solver::FickianShift<> shifting{}; ///< the shifting velocity (its Δt 1: a velocity)
 };
 
 /// a = a_p + ν a_ν + G s (G = ∇u: the velocity carried along the shift s).
@@ -146,19 +156,16 @@ struct Rates {
     const std::int64_t n = s.x.size();
     const ParticleSet<2, double> plain{primal_view(s.x), k.supports, k.masses, k.kinds};
     const auto set = plain.with_positions(s.x).with_densities(s.rho);
-    const auto& d = k.domain;
-    const auto p = record_map(tape, n, solver::LinearEOS<>{1.0, k.c0, 0.0}, s.rho);
-    const auto a_p = record<solver::PressureForce<Kernel>>(tape, set, set, d, list, p, p);
-    const auto a_nu = record<Viscous>(tape, set, set, d, list, s.v, s.v);
-    const auto drho = record<solver::ContinuityRate<Kernel>>(tape, set, set, d, list, s.v, s.v);
+    const auto pairs = ops::pairs(set, k.domain, list); // every term below sums over these
+    const auto p = record_map(tape, n, k.eos, s.rho);
+    const auto a_p = record<solver::PressureForce<Kernel>>(tape, pairs, p);
+    const auto a_nu = record<Viscous>(tape, pairs, s.v);
+    const auto drho = record<solver::ContinuityRate<Kernel>>(tape, pairs, s.v);
     using Difference = ops::Gradient<Kernel, GradientScheme::Difference>;
-    const auto grad_c = record<solver::AntiClumpingGradient<Kernel>>(tape, set, set, d, list,
-                                                                     k.clumping, k.clumping);
-    const auto shift = record_map(
-        tape, n, solver::FickianShift<>{k.shift, k.length, 1.0, k.cap, 0.0, 2.0, k.speed}, grad_c,
-        s.v);
-    const auto grad_v = record<Difference>(tape, set, set, d, list, s.v, s.v);
-    const auto grad_rho = record<Difference>(tape, set, set, d, list, s.rho, s.rho);
+    const auto grad_c = record<solver::AntiClumpingGradient<Kernel>>(tape, pairs, k.clumping);
+    const auto shift = record_map(tape, n, k.shifting, grad_c, s.v);
+    const auto grad_v = record<Difference>(tape, pairs, s.v);
+    const auto grad_rho = record<Difference>(tape, pairs, s.rho);
     return {shift, record_map(tape, n, Acceleration{}, a_p, a_nu, params.nu, grad_v, shift),
             record_map(tape, n, DensityRate{}, drho, grad_rho, shift), Variable<V2>()};
   }
@@ -225,12 +232,18 @@ struct Case {
 
   /// The step for a time step dt.
   Step<Exec> step(double dt) const {
-    Constants k{{supports.data(), n}, {masses.data(), n}, {kinds.data(), n}, {clumping.data(), n}};
+    Constants k;
+    k.supports = {supports.data(), n};
+    k.masses = {masses.data(), n};
+    k.kinds = {kinds.data(), n};
+    k.clumping = {clumping.data(), n};
     k.dt = dt;
-    k.c0 = setup.c0;
-    k.length = setup.length();
-    k.shift = setup.shift;
-    k.cap = 0.1 * setup.dx() / dt; // DualSPHysics' 0.1Δx per step, as a velocity
+    k.eos.c0 = setup.c0;
+    k.shifting.coefficient = setup.shift;
+    k.shifting.length = setup.length();
+    k.shifting.dt = 1.0;
+    k.shifting.cap = 0.1 * setup.dx() / dt; // DualSPHysics' 0.1Δx per step, as a velocity
+    k.shifting.speed = 1.0;                 // U: shifting where the flow stagnates too
     return {k, std::make_shared<NeighborCache<SupportScheme::Gather, 2, double, Exec>>(0.5 *
                                                                                        setup.dx())};
   }

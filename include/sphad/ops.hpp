@@ -13,6 +13,7 @@
 #include <sphad/ops/jvp.hpp>
 #include <sphad/ops/laplacian.hpp>
 #include <sphad/ops/operators.hpp>
+#include <sphad/ops/pairs.hpp>
 #include <sphad/ops/record.hpp>
 #include <sphad/ops/runtime.hpp>
 #include <sphad/pair/concept.hpp>

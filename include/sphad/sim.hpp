@@ -12,6 +12,7 @@
 #include <sphad/config.hpp>
 
 #include <sphad/sim/gather.hpp>
+#include <sphad/sim/problem.hpp>
 #include <sphad/sim/reduce.hpp>
 #include <sphad/sim/rollout.hpp>
 #include <sphad/sim/state.hpp>

@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -401,4 +402,63 @@ TEST_CASE("Buffer and record_map refuse sizes whose bytes overflow", "[sim][erro
   Tape<Host> tape(exec);
   CHECK_THROWS_AS(record_map(tape, huge, [] { return 1.0; }), InvalidArgument);
   CHECK(tape.size() == 0);
+}
+
+namespace {
+/// y' = θ y.
+struct ScaleBy {
+  template <class Tape, class Kind, class ParamKind>
+  Scalar<sim::Tracked> operator()(Tape& tape,
+                                  const Scalar<Kind>& s,
+                                  const Scalar<ParamKind>& theta,
+                                  std::int64_t) const {
+    const auto times = [](const auto& y, const auto& t) { return y * t; };
+    return {record_map(tape, 1, times, s.y, theta.y)};
+  }
+};
+/// L = y_T.
+struct LastValueWith {
+  template <class Tape>
+  Variable<double>
+  operator()(Tape&, const Scalar<sim::Tracked>& s, const Scalar<sim::Tracked>&) const {
+    return s.y;
+  }
+};
+} // namespace
+
+TEST_CASE("sim::problem and sim::gradients: the bound call gives the spelled-out call's bits, "
+          "with parameters and without",
+          "[sim][rollout]") {
+  const Host exec;
+  const Scalar<Stored> initial{exec::to_buffer(exec, std::vector<double>{2.0})};
+  SECTION("without parameters") {
+    Scalar<Stored> bound{Buffer<double, Host>(exec, 1)}, spelled{Buffer<double, Host>(exec, 1)};
+    const auto a = sim::rollout_gradient(exec, 50, sim::problem(initial, DecayStep{}, LastValue{}),
+                                         sim::gradients(bound), {4});
+    sim::NoParams<Stored> none, dnone;
+    const auto b = sim::rollout_gradient(exec, 50, initial, none, DecayStep{}, LastValue{}, spelled,
+                                         dnone, {4});
+    CHECK(a.loss[0] == b.loss[0]);
+    CHECK(bound.y[0] == spelled.y[0]);
+    CHECK(a.advances == b.advances);
+  }
+  SECTION("with parameters") {
+    const Scalar<Stored> theta{exec::to_buffer(exec, std::vector<double>{0.99})};
+    Scalar<Stored> g0{Buffer<double, Host>(exec, 1)}, gt{Buffer<double, Host>(exec, 1)};
+    Scalar<Stored> h0{Buffer<double, Host>(exec, 1)}, ht{Buffer<double, Host>(exec, 1)};
+    const auto a = sim::rollout_gradient(
+        exec, 20, sim::problem(initial, theta, ScaleBy{}, LastValueWith{}), sim::gradients(g0, gt));
+    const auto b =
+        sim::rollout_gradient(exec, 20, initial, theta, ScaleBy{}, LastValueWith{}, h0, ht);
+    CHECK(a.loss[0] == b.loss[0]);
+    CHECK(g0.y[0] == h0.y[0]);
+    CHECK(gt.y[0] == ht.y[0]);
+    CHECK(gt.y[0] == Approx(20 * 2.0 * std::pow(0.99, 19)).epsilon(1e-12)); // ∂(θ²⁰ y₀)/∂θ
+    // The checks name the spelled-out arguments.
+    Scalar<Stored> wrong{Buffer<double, Host>(exec, 2)};
+    CHECK_THROWS_WITH(
+        sim::rollout_gradient(exec, 20, sim::problem(initial, theta, ScaleBy{}, LastValueWith{}),
+                              sim::gradients(g0, wrong)),
+        Catch::Matchers::Contains("argument `params_gradient`"));
+  }
 }

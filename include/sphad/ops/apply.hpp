@@ -11,6 +11,7 @@
 #include <sphad/exec/host.hpp>
 #include <sphad/kernels/lattice.hpp>
 #include <sphad/ops/operators.hpp>
+#include <sphad/ops/pairs.hpp>
 #include <sphad/pair/concept.hpp>
 #include <sphad/pair/corrections.hpp>
 #include <sphad/pair/options.hpp>
@@ -88,7 +89,9 @@ template <class Op,
           class QueryValues,
           class ReferenceValues,
           class Corr = ops::Uncorrected,
-          std::enable_if_t<ops::detail::are_field_values_v<QueryValues, ReferenceValues>, int> = 0>
+          std::enable_if_t<ops::detail::are_field_values_v<QueryValues, ReferenceValues> &&
+                               !ops::is_pairs_v<Queries>,
+                           int> = 0>
 void apply_into(
     const Exec& exec,
     const Queries& queries,
@@ -121,7 +124,9 @@ template <class Op,
           class QueryValues = Span<const ops::NoField>,
           class ReferenceValues = QueryValues,
           class Corr = ops::Uncorrected,
-          std::enable_if_t<ops::detail::are_field_values_v<QueryValues, ReferenceValues>, int> = 0>
+          std::enable_if_t<ops::detail::are_field_values_v<QueryValues, ReferenceValues> &&
+                               !ops::is_pairs_v<Queries>,
+                           int> = 0>
 Buffer<ops::output_of_t<Op, Queries, References, QueryValues, ReferenceValues, Corr>, Exec>
 apply(const Exec& exec,
       const Queries& queries,
@@ -140,13 +145,14 @@ apply(const Exec& exec,
 }
 
 /// `apply_into` for an operator without fields (Density, Covariance): no value arguments.
-template <class Op,
-          class Exec,
-          class Queries,
-          class References,
-          class Adjacency,
-          class Corr = ops::Uncorrected,
-          std::enable_if_t<ops::detail::is_corrections_v<Corr>, int> = 0>
+template <
+    class Op,
+    class Exec,
+    class Queries,
+    class References,
+    class Adjacency,
+    class Corr = ops::Uncorrected,
+    std::enable_if_t<ops::detail::is_corrections_v<Corr> && !ops::is_pairs_v<Queries>, int> = 0>
 void apply_into(const Exec& exec,
                 const Queries& queries,
                 const References& references,
@@ -161,13 +167,14 @@ void apply_into(const Exec& exec,
 
 /// `apply` for an operator without fields with options (and corrections): no value arguments
 /// (`apply<Density>(exec, queries, references, domain, list, options)`).
-template <class Op,
-          class Exec,
-          class Queries,
-          class References,
-          class Adjacency,
-          class Corr = ops::Uncorrected,
-          std::enable_if_t<ops::detail::is_corrections_v<Corr>, int> = 0>
+template <
+    class Op,
+    class Exec,
+    class Queries,
+    class References,
+    class Adjacency,
+    class Corr = ops::Uncorrected,
+    std::enable_if_t<ops::detail::is_corrections_v<Corr> && !ops::is_pairs_v<Queries>, int> = 0>
 Buffer<ops::fieldless_output_t<Op, Queries, References, Corr>, Exec>
 apply(const Exec& exec,
       const Queries& queries,
@@ -178,6 +185,61 @@ apply(const Exec& exec,
       const Corr& corrections = {}) {
   return apply<Op>(exec, queries, references, domain, adjacency, Span<const ops::NoField>{},
                    Span<const ops::NoField>{}, options, corrections);
+}
+
+namespace ops {
+namespace detail {
+/// The output of Op over pairs P with value arguments Args (a placeholder when Args are
+/// malformed: the verb's own check then names the mistake).
+template <class Op, class P, class V, bool = V::well_formed>
+struct PairsOutput {
+  using type = NoField;
+};
+template <class Op, class P, class V>
+struct PairsOutput<Op, P, V, true> {
+  using type = output_of_t<Op,
+                           typename P::queries_type,
+                           typename P::references_type,
+                           typename V::query_values,
+                           typename V::reference_values,
+                           typename V::corrections>;
+};
+} // namespace detail
+
+/// What each query gets from Op over pairs P, called with the value arguments Args.
+template <class Op, class P, class... Args>
+using pairs_output_t = typename detail::PairsOutput<Op, P, detail::CallValues<Args...>>::type;
+} // namespace ops
+
+/// `apply` over bound pairs (`ops::pairs`): `apply<Op>(exec, pairs)` for an operator without
+/// fields, `apply<Op>(exec, pairs, values)` with one view for queries and references,
+/// `apply<Op>(exec, pairs, query_values, reference_values)`; each optionally followed by the
+/// corrections. The same computation, checks and bits as the call with every argument spelled
+/// out.
+template <class Op, class Exec, class Q, class R, class Adjacency, class... Args>
+Buffer<ops::pairs_output_t<Op, ops::Pairs<Q, R, Adjacency>, Args...>, Exec>
+apply(const Exec& exec, const ops::Pairs<Q, R, Adjacency>& pairs, const Args&... args) {
+  return ops::detail::with_call_values(
+      [&](const auto& qv, const auto& rv, const auto& c) {
+        return apply<Op>(exec, pairs.queries, pairs.references, pairs.domain, *pairs.adjacency, qv,
+                         rv, pairs.options, c);
+      },
+      args...);
+}
+
+/// `apply_into` over bound pairs: `apply_into<Op>(exec, pairs, out, values...)`, the value
+/// arguments as in `apply` over pairs.
+template <class Op, class Exec, class Q, class R, class Adjacency, class... Args>
+void apply_into(const Exec& exec,
+                const ops::Pairs<Q, R, Adjacency>& pairs,
+                Span<ops::pairs_output_t<Op, ops::Pairs<Q, R, Adjacency>, Args...>> out,
+                const Args&... args) {
+  ops::detail::with_call_values(
+      [&](const auto& qv, const auto& rv, const auto& c) {
+        apply_into<Op>(exec, pairs.queries, pairs.references, pairs.domain, *pairs.adjacency, qv,
+                       rv, out, pairs.options, c);
+      },
+      args...);
 }
 
 } // namespace sphad

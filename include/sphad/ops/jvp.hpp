@@ -82,7 +82,9 @@ template <class Op,
           class QueryValues,
           class ReferenceValues,
           class Corr = ops::Uncorrected,
-          std::enable_if_t<ops::detail::are_field_values_v<QueryValues, ReferenceValues>, int> = 0>
+          std::enable_if_t<ops::detail::are_field_values_v<QueryValues, ReferenceValues> &&
+                               !ops::is_pairs_v<Queries>,
+                           int> = 0>
 void jvp_into(
     const Exec& exec,
     const Queries& queries,
@@ -123,7 +125,9 @@ template <class Op,
           class QueryValues = Span<const ops::NoField>,
           class ReferenceValues = QueryValues,
           class Corr = ops::Uncorrected,
-          std::enable_if_t<ops::detail::are_field_values_v<QueryValues, ReferenceValues>, int> = 0>
+          std::enable_if_t<ops::detail::are_field_values_v<QueryValues, ReferenceValues> &&
+                               !ops::is_pairs_v<Queries>,
+                           int> = 0>
 JVPResult<ops::jvp_primal_t<Op, Queries, References, QueryValues, ReferenceValues, Corr>, Exec>
 jvp(const Exec& exec,
     const Queries& queries,
@@ -151,7 +155,8 @@ template <class Op,
           class Queries,
           class References,
           class Adjacency,
-          class Corr = ops::Uncorrected>
+          class Corr = ops::Uncorrected,
+          std::enable_if_t<!ops::is_pairs_v<Queries>, int> = 0>
 void jvp_into(const Exec& exec,
               const Queries& queries,
               const References& references,
@@ -166,13 +171,14 @@ void jvp_into(const Exec& exec,
 }
 
 /// `jvp` for an operator without fields with options (and corrections): no value arguments.
-template <class Op,
-          class Exec,
-          class Queries,
-          class References,
-          class Adjacency,
-          class Corr = ops::Uncorrected,
-          std::enable_if_t<ops::detail::is_corrections_v<Corr>, int> = 0>
+template <
+    class Op,
+    class Exec,
+    class Queries,
+    class References,
+    class Adjacency,
+    class Corr = ops::Uncorrected,
+    std::enable_if_t<ops::detail::is_corrections_v<Corr> && !ops::is_pairs_v<Queries>, int> = 0>
 auto jvp(const Exec& exec,
          const Queries& queries,
          const References& references,
@@ -182,6 +188,60 @@ auto jvp(const Exec& exec,
          const Corr& corrections = {}) {
   return jvp<Op>(exec, queries, references, domain, adjacency, Span<const ops::NoField>{},
                  Span<const ops::NoField>{}, options, corrections);
+}
+
+namespace ops {
+namespace detail {
+/// The primal output of a JVP of Op over pairs P with value arguments in V (a placeholder when
+/// they are malformed: the verb's own check then names the mistake).
+template <class Op, class P, class V, bool = V::well_formed>
+struct PairsJVPPrimal {
+  using type = NoField;
+};
+template <class Op, class P, class V>
+struct PairsJVPPrimal<Op, P, V, true> {
+  using type = jvp_primal_t<Op,
+                            typename P::queries_type,
+                            typename P::references_type,
+                            typename V::query_values,
+                            typename V::reference_values,
+                            typename V::corrections>;
+};
+} // namespace detail
+
+/// The primal output element of a JVP of Op over pairs P with the value arguments Args.
+template <class Op, class P, class... Args>
+using pairs_jvp_primal_t =
+    typename detail::PairsJVPPrimal<Op, P, detail::CallValues<Args...>>::type;
+} // namespace ops
+
+/// `jvp` over bound pairs (`ops::pairs`): the value arguments as in `apply` over pairs
+/// (`jvp<Op>(exec, pairs, values[, corrections])`); some input — a set's field, the values, a
+/// correction state — carries tangents.
+template <class Op, class Exec, class Q, class R, class Adjacency, class... Args>
+JVPResult<ops::pairs_jvp_primal_t<Op, ops::Pairs<Q, R, Adjacency>, Args...>, Exec>
+jvp(const Exec& exec, const ops::Pairs<Q, R, Adjacency>& pairs, const Args&... args) {
+  return ops::detail::with_call_values(
+      [&](const auto& qv, const auto& rv, const auto& c) {
+        return jvp<Op>(exec, pairs.queries, pairs.references, pairs.domain, *pairs.adjacency, qv,
+                       rv, pairs.options, c);
+      },
+      args...);
+}
+
+/// `jvp_into` over bound pairs: `jvp_into<Op>(exec, pairs, primal, tangents, values...)`.
+template <class Op, class Exec, class Q, class R, class Adjacency, class... Args>
+void jvp_into(const Exec& exec,
+              const ops::Pairs<Q, R, Adjacency>& pairs,
+              Span<ops::pairs_jvp_primal_t<Op, ops::Pairs<Q, R, Adjacency>, Args...>> primal,
+              Span<ops::pairs_jvp_primal_t<Op, ops::Pairs<Q, R, Adjacency>, Args...>> tangents,
+              const Args&... args) {
+  ops::detail::with_call_values(
+      [&](const auto& qv, const auto& rv, const auto& c) {
+        jvp_into<Op>(exec, pairs.queries, pairs.references, pairs.domain, *pairs.adjacency, qv, rv,
+                     primal, tangents, pairs.options, c);
+      },
+      args...);
 }
 
 } // namespace sphad

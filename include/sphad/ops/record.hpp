@@ -16,6 +16,7 @@
 #include <sphad/sim/record_map.hpp>
 
 #include <memory>
+#include <type_traits>
 #include <utility>
 
 /// \file
@@ -56,7 +57,9 @@ template <class Op,
           class QueryValues = Span<const ops::NoField>,
           class ReferenceValues = QueryValues,
           class Corr = ops::Uncorrected,
-          std::enable_if_t<ops::detail::are_field_values_v<QueryValues, ReferenceValues>, int> = 0>
+          std::enable_if_t<ops::detail::are_field_values_v<QueryValues, ReferenceValues> &&
+                               !ops::is_pairs_v<Queries>,
+                           int> = 0>
 auto record(Tape<Exec>& tape,
             const Queries& queries,
             const References& references,
@@ -118,12 +121,13 @@ auto record(Tape<Exec>& tape,
 
 /// `record` for an operator without fields with options (and corrections): no value arguments
 /// (`record<Density>(tape, queries, references, domain, list, options)`).
-template <class Op,
-          class Exec,
-          class Queries,
-          class References,
-          class Corr = ops::Uncorrected,
-          std::enable_if_t<ops::detail::is_corrections_v<Corr>, int> = 0>
+template <
+    class Op,
+    class Exec,
+    class Queries,
+    class References,
+    class Corr = ops::Uncorrected,
+    std::enable_if_t<ops::detail::is_corrections_v<Corr> && !ops::is_pairs_v<Queries>, int> = 0>
 auto record(Tape<Exec>& tape,
             const Queries& queries,
             const References& references,
@@ -133,6 +137,21 @@ auto record(Tape<Exec>& tape,
             const Corr& corrections = {}) {
   return record<Op>(tape, queries, references, domain, neighbors, Span<const ops::NoField>{},
                     Span<const ops::NoField>{}, options, corrections);
+}
+
+/// `record` over bound pairs (`ops::pairs` over a `NeighborList` of the tape's space): the value
+/// arguments as in `apply` over pairs (`record<Op>(tape, pairs, values[, corrections])`).
+template <class Op, class Exec, class Q, class R, class Adjacency, class... Args>
+auto record(Tape<Exec>& tape, const ops::Pairs<Q, R, Adjacency>& pairs, const Args&... args) {
+  static_assert(std::is_same_v<Adjacency, NeighborList<Exec>>,
+                "sphad::record: the pairs must be over a neighbour list of the tape's execution "
+                "space (a record keeps a copy of its list; it does not traverse a search grid)");
+  return ops::detail::with_call_values(
+      [&](const auto& qv, const auto& rv, const auto& c) {
+        return record<Op>(tape, pairs.queries, pairs.references, pairs.domain, *pairs.adjacency, qv,
+                          rv, pairs.options, c);
+      },
+      args...);
 }
 
 } // namespace sphad
