@@ -11,8 +11,10 @@
 
 #include <sphad/config.hpp>
 
+#include <sphad/sim/fields.hpp>
 #include <sphad/sim/gather.hpp>
 #include <sphad/sim/problem.hpp>
 #include <sphad/sim/reduce.hpp>
 #include <sphad/sim/rollout.hpp>
 #include <sphad/sim/state.hpp>
+#include <sphad/sim/views.hpp>

@@ -119,7 +119,7 @@ check_self_term(const Set& particles, const SelfTermFit& fit, const char* functi
   SPHAD_REQUIRE(std::isfinite(central), function, "Kernel",
                 sphad::detail::concat(kernels::kernel_name_v<Kernel>(),
                                       " has no finite central value W(0, h) to correct with"));
-  return {fit.eps_100, fit.alpha, kernels::detail::unit_ball_volume(Set::dim), central};
+  return {fit.eps_100, fit.alpha, kernels::unit_ball_volume(Set::dim), central};
 }
 } // namespace detail
 
@@ -128,7 +128,7 @@ check_self_term(const Set& particles, const SelfTermFit& fit, const char* functi
 /// to about 1e-6 on a lattice, and the B-splines' lattice bias changes sign with N_H, so no
 /// power law fits it. Pass a `SelfTermFit` of your own for those.
 inline SelfTermFit self_term_fit(KernelId kernel, int dim) {
-  kernels::detail::check_dimension("corrections::self_term_fit", dim);
+  kernels::check_dimension("corrections::self_term_fit", dim);
   SelfTermFit fit;
   SPHAD_REQUIRE(detail::shipped_self_term_fit(kernel, dim, fit), "corrections::self_term_fit",
                 "kernel",

@@ -38,8 +38,8 @@ struct HaloData {
   Pattern pattern; ///< exports forward, ghosts back
   std::int64_t owned = 0;
   std::int64_t ghosts = 0;
-  Buffer<std::int32_t, Exec> exports;      ///< owned indices sent, by destination rank
-  sim::detail::IndexGroups<Exec> by_owner; ///< the exports grouped by owned index
+  Buffer<std::int32_t, Exec> exports; ///< owned indices sent, by destination rank
+  sim::IndexGroups<Exec> by_owner;    ///< the exports grouped by owned index
 
   HaloData(const Communicator& comm,
            const Exec& exec,
@@ -151,7 +151,7 @@ void gather(const Exec& exec, const HaloData<Exec>& plan, const E* x, E* y, bool
   }
   Buffer<E, Exec> send(exec, plan.exports.size());
   exec::for_each_index(exec, send.size(),
-                       sim::detail::GatherRows<E>{x, plan.exports.data(), send.data(), false});
+                       sim::GatherRows<E>{x, plan.exports.data(), send.data(), false});
   if (add) {
     Buffer<E, Exec> ghosts(exec, plan.ghosts);
     exchange(exec, plan.pattern, true, send.data(), ghosts.data());
@@ -174,9 +174,8 @@ void scatter_add(const Exec& exec, const HaloData<Exec>& plan, const E* y, E* x,
     exec::for_each_index(exec, plan.owned, sphad::detail::AddInto<E>{x, y});
   }
   exec::for_each_index(exec, plan.owned,
-                       sim::detail::SumGroups<E>{plan.by_owner.offsets.data(),
-                                                 plan.by_owner.entries.data(), returned.data(), x,
-                                                 true});
+                       sim::SumGroups<E>{plan.by_owner.offsets.data(), plan.by_owner.entries.data(),
+                                         returned.data(), x, true});
 }
 
 } // namespace detail

@@ -69,7 +69,7 @@ template <class E, class Exec>
 void migrate_forward(const Exec& exec, const MigrationData<Exec>& plan, const E* in, E* out) {
   Buffer<E, Exec> send(exec, plan.before);
   exec::for_each_index(exec, plan.before,
-                       sim::detail::GatherRows<E>{in, plan.order.data(), send.data(), false});
+                       sim::GatherRows<E>{in, plan.order.data(), send.data(), false});
   exchange(exec, plan.pattern, true, send.data(), out);
 }
 

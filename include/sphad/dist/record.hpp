@@ -10,7 +10,7 @@
 #include <sphad/dist/halo.hpp>
 #include <sphad/exec/buffer.hpp>
 #include <sphad/exec/copy.hpp>
-#include <sphad/sim/detail/views.hpp>
+#include <sphad/sim/views.hpp>
 #include <sphad/span.hpp>
 
 #include <memory>
@@ -130,7 +130,7 @@ Buffer<E, Exec> all_sum(const Communicator& comm, const Exec& exec, Span<const E
 template <class Exec, class X>
 auto record_all_sum(Tape<Exec>& tape, const Communicator& comm, const X& x) {
   using E = view_element_t<X>;
-  comm.require_all_pass([&] { sim::detail::check_view(tape, x, 1, "dist::record_all_sum", "x"); });
+  comm.require_all_pass([&] { sim::check_view(tape, x, 1, "dist::record_all_sum", "x"); });
   const Buffer<E, Exec> sum = detail::sum_over_ranks(comm, tape.exec(), primal_view(x).data());
   Variable<E> out = sphad::detail::TapeAccess::make_output<E>(tape, 1);
   exec::copy(tape.exec(), sum.data(), const_cast<E*>(out.data()), 1);

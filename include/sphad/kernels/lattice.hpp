@@ -60,7 +60,7 @@ double lattice_density(double n_h) {
 /// n_h outside (0, max_lattice_n_h] (NaN included), or a bad dim.
 template <class K>
 double lattice_density(double n_h, int dim) {
-  detail::check_dimension("kernels::lattice_density", dim);
+  check_dimension("kernels::lattice_density", dim);
   SPHAD_REQUIRE(n_h > 0 && n_h <= max_lattice_n_h, "kernels::lattice_density", "n_h",
                 sphad::detail::concat("must be in (0, ", max_lattice_n_h, "] (got ", n_h, ")"));
   return dim == 1   ? detail::lattice_density<K, 1>(n_h)
@@ -73,25 +73,21 @@ inline double lattice_density(KernelId kernel, double n_h, int dim) {
   return dispatch(kernel, [&](auto k) { return lattice_density<decltype(k)>(n_h, dim); });
 }
 
-namespace detail {
-/// 1/L(n_h) of K, checked to be finite and positive; a failure names `argument` of `function`.
+/// The calibration factor 1/L(n_h) of the kernel type K (any kernel type) that operators
+/// multiply every kernel evaluation with when calibration is on. Throws when n_h is outside
+/// (0, max_lattice_n_h], and when the factor is not finite and positive (a kernel whose lattice
+/// sum is ≤ 0 there); the latter names `argument` of `function` (an operator call names its
+/// `options.calibration_n_h`).
 template <class K>
-double lattice_density_factor(double n_h, int dim, const char* function, const char* argument) {
+double lattice_density_factor(double n_h,
+                              int dim,
+                              const char* function = "kernels::lattice_density_factor",
+                              const char* argument = "n_h") {
   const double factor = 1.0 / kernels::lattice_density<K>(n_h, dim);
   SPHAD_REQUIRE(std::isfinite(factor) && factor > 0, function, argument,
                 sphad::detail::concat("gives no finite positive calibration factor for ",
                                       kernel_name_v<K>(), " (got ", factor, ")"));
   return factor;
-}
-} // namespace detail
-
-/// The calibration factor 1/L(n_h) of the kernel type K (any kernel type) that operators
-/// multiply every kernel evaluation with when calibration is on. Throws when n_h is outside
-/// (0, max_lattice_n_h], and when the factor is not finite and positive (a kernel whose lattice
-/// sum is ≤ 0 there).
-template <class K>
-double lattice_density_factor(double n_h, int dim) {
-  return detail::lattice_density_factor<K>(n_h, dim, "kernels::lattice_density_factor", "n_h");
 }
 
 /// `lattice_density_factor<K>` for the kernel with runtime id `kernel`.

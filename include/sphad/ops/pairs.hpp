@@ -8,6 +8,7 @@
 #include <sphad/pair/corrections.hpp>
 #include <sphad/pair/leaves.hpp>
 #include <sphad/pair/options.hpp>
+#include <sphad/pair/pair.hpp>
 #include <sphad/span.hpp>
 
 #include <cstddef>

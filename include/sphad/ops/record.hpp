@@ -102,9 +102,8 @@ auto record(Tape<Exec>& tape,
     // adjoints over the transposed entries (when any); the host's chunked sums need none.
     const bool gathers = Dirs::per_pair > 0 && tape.uses_pair_slots();
     // (the list was checked with the launch)
-    auto transposed = gathers
-                          ? search::detail::group_entries(tape.exec(), neighbors, references.size())
-                          : search::detail::group_entries(tape.exec(), NeighborList<Exec>{}, 0);
+    auto transposed = gathers ? search::group_entries(tape.exec(), neighbors, references.size())
+                              : search::group_entries(tape.exec(), NeighborList<Exec>{}, 0);
     // The list's copy; on the host, with the sweep's chunks of rows found in the same pass
     // (summing by chunks).
     auto [copy, chunks] = pairloop::copy_with_chunks(tape.exec(), neighbors, references.size(),

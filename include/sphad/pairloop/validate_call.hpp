@@ -148,7 +148,7 @@ R validate_call(const Queries& queries,
                                       "] support radii per particle spacing (got ",
                                       options.calibration_n_h, ")"));
   if (options.calibration_n_h > 0) {
-    return R(kernels::detail::lattice_density_factor<typename Op::kernel_type>(
+    return R(kernels::lattice_density_factor<typename Op::kernel_type>(
         double(options.calibration_n_h), Queries::dim, function, "options.calibration_n_h"));
   }
   return R(1);
@@ -260,8 +260,8 @@ Traversal<ListNeighbors> traversal(const Exec& exec,
                                    OperationDirection direction,
                                    const char* function) {
   const auto [q, r] = check_both_sets(exec, queries, references, function);
-  search::detail::check_list_scheme<S>(list.scheme, function, "neighbors", "the operator's");
-  search::detail::check_list(exec, list, queries.size(), references.size(), function, "neighbors");
+  search::check_list_scheme<S>(list.scheme, function, "neighbors", "the operator's");
+  search::check_list(exec, list, queries.size(), references.size(), function, "neighbors");
   return traversal_of(ListNeighbors{list.offsets.data(), list.neighbors.data()}, direction, q, r);
 }
 

@@ -76,6 +76,9 @@ void check_list_shape(const NeighborList<Exec>& list,
                        num_references, " (rebuild it after particles are added or removed)"));
 }
 
+} // namespace search::detail
+
+namespace search {
 /// Throws naming `name` unless a list searched under `list_scheme` (−1: unknown, serves any)
 /// holds every pair scheme S needs; `who` says whose scheme S is ("the operator's", "the").
 template <SupportScheme S>
@@ -88,6 +91,9 @@ void check_list_scheme(int list_scheme, const char* function, const char* name, 
                             search::support_scheme_name(int(S)), " or SuperSymmetric)"));
 }
 
+} // namespace search
+
+namespace search::detail {
 /// The offsets and indices of a list of the right shape, read on the device that holds them:
 /// one pass over the pairs and one host read of two flags (a synchronization on CUDA).
 template <class Exec>
@@ -113,9 +119,15 @@ void check_list_entries(const Exec& exec,
                 sphad::detail::concat("has a neighbour index outside [0, ", num_references, ")"));
 }
 
-/// Everything a call checks of a list it is handed: the shape always; the entries of a
-/// hand-made list (unknown reference count) on the host on every call, while CUDA requires
-/// such a list to have been checked by `validate` (its memory is not read on the host).
+} // namespace search::detail
+
+namespace search {
+/// Everything a call checks of a list it is handed for `num_queries` queries over
+/// `num_references` references, a failure naming `name` of `function`: the shape always; the
+/// entries of a hand-made list (unknown reference count) on the host on every call, while CUDA
+/// requires such a list to have been checked by `validate` (its memory is not read on the host).
+/// For code that takes lists the way the library's calls do (the operator engine, a user's own
+/// pair loop).
 template <class Exec>
 void check_list(const Exec& exec,
                 const NeighborList<Exec>& list,
@@ -123,10 +135,10 @@ void check_list(const Exec& exec,
                 std::int64_t num_references,
                 const char* function,
                 const char* name) {
-  check_list_shape(list, num_queries, num_references, function, name);
+  detail::check_list_shape(list, num_queries, num_references, function, name);
   if (list.num_references < 0) {
     if constexpr (std::is_same_v<Exec, exec::host>) {
-      check_list_entries(exec, list, num_references, function, name);
+      detail::check_list_entries(exec, list, num_references, function, name);
     } else {
       SPHAD_REQUIRE(false, function, name,
                     "is a hand-made list (num_references unknown): check it once with "
@@ -135,7 +147,7 @@ void check_list(const Exec& exec,
   }
 }
 
-} // namespace search::detail
+} // namespace search
 
 /// Checks a hand-made neighbour list against the reference set it indexes and records
 /// `num_references` in it: offsets [num_queries + 1] rising from 0 to `num_pairs`, every index in

@@ -66,16 +66,16 @@ void check_transposable(const Exec& exec,
 
 } // namespace search::detail
 
-namespace search::detail {
+namespace search {
 /// `copy_neighbor_list` with the entries copied by `copy_entries(out)` (the checks, counts and
-/// offsets as there).
+/// offsets as there): for a copy that reorders or filters the entries on the way.
 template <class Exec, class CopyEntries>
 NeighborList<Exec>
 copy_list_with(const Exec& exec, const NeighborList<Exec>& list, const CopyEntries& copy_entries) {
   constexpr const char* function = "copy_neighbor_list";
   SPHAD_REQUIRE(list.num_queries >= 0, function, "list",
                 sphad::detail::concat("has a negative num_queries (got ", list.num_queries, ")"));
-  check_list_shape(list, list.num_queries, list.num_references, function, "list");
+  detail::check_list_shape(list, list.num_queries, list.num_references, function, "list");
   NeighborList<Exec> out{Buffer<std::int64_t, Exec>(exec, list.num_queries + 1),
                          Buffer<std::int32_t, Exec>(exec, list.num_pairs), list.num_queries,
                          list.num_pairs};
@@ -90,14 +90,14 @@ copy_list_with(const Exec& exec, const NeighborList<Exec>& list, const CopyEntri
   copy_entries(out);
   return out;
 }
-} // namespace search::detail
+} // namespace search
 
 /// A copy of `list` (stream-ordered, no synchronization). A list for no queries may come
 /// without offsets; its copy has the one offset, 0. Throws `InvalidArgument` when the counts and
 /// buffers disagree (the entries themselves are copied as they are, not checked).
 template <class Exec>
 NeighborList<Exec> copy_neighbor_list(const Exec& exec, const NeighborList<Exec>& list) {
-  return search::detail::copy_list_with(exec, list, [&](NeighborList<Exec>& out) {
+  return search::copy_list_with(exec, list, [&](NeighborList<Exec>& out) {
     exec::copy(exec, list.neighbors.data(), out.neighbors.data(), list.num_pairs);
   });
 }
@@ -113,8 +113,9 @@ struct EntryTranspose {
   std::int64_t num_pairs = 0;
 };
 
-namespace search::detail {
-/// The entries grouped by reference of a list that was checked.
+namespace search {
+/// The entries grouped by reference of a list the caller has checked (`check_list`): as
+/// `transpose_entries` without its checks.
 template <class Exec>
 EntryTranspose<Exec>
 group_entries(const Exec& exec, const NeighborList<Exec>& list, std::int64_t num_references) {
@@ -125,7 +126,7 @@ group_entries(const Exec& exec, const NeighborList<Exec>& list, std::int64_t num
                      out.offsets.data(), out.entries.data());
   return out;
 }
-} // namespace search::detail
+} // namespace search
 
 /// The `EntryTranspose` of `list` over `num_references` references. Deterministic and
 /// independent of the thread count; allocates stream-ordered and never synchronizes. Throws
@@ -136,7 +137,7 @@ template <class Exec>
 EntryTranspose<Exec>
 transpose_entries(const Exec& exec, const NeighborList<Exec>& list, std::int64_t num_references) {
   search::detail::check_transposable(exec, list, num_references, "transpose_entries");
-  return search::detail::group_entries(exec, list, num_references);
+  return search::group_entries(exec, list, num_references);
 }
 
 /// The transpose of `list` over `num_references` references: row j holds, in increasing order,
@@ -149,7 +150,7 @@ NeighborList<Exec> transpose_neighbor_list(const Exec& exec,
                                            const NeighborList<Exec>& list,
                                            std::int64_t num_references) {
   search::detail::check_transposable(exec, list, num_references, "transpose_neighbor_list");
-  EntryTranspose<Exec> grouped = search::detail::group_entries(exec, list, num_references);
+  EntryTranspose<Exec> grouped = search::group_entries(exec, list, num_references);
   NeighborList<Exec> out{std::move(grouped.offsets),
                          Buffer<std::int32_t, Exec>(exec, list.num_pairs), num_references,
                          list.num_pairs};

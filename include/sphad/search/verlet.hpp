@@ -229,7 +229,7 @@ NeighborList<Exec> filter_over(const Exec& exec,
                                       " points, the Verlet list was built for ",
                                       verlet.reference_positions.size(),
                                       " (rebuild it after particles are added or removed)"));
-  search::detail::check_list_scheme<S>(verlet.list.scheme, function, "verlet", "the");
+  search::check_list_scheme<S>(verlet.list.scheme, function, "verlet", "the");
   SPHAD_REQUIRE(search::detail::same_pair_geometry(domain, verlet.domain), function, "domain",
                 "has other periodic axes or periods than the domain the Verlet list was built "
                 "over, so pairs across a boundary would be missed or kept wrongly (rebuild it: "

@@ -12,7 +12,7 @@
 #include <sphad/exec/copy.hpp>
 #include <sphad/exec/group.hpp>
 #include <sphad/exec/host.hpp>
-#include <sphad/sim/detail/views.hpp>
+#include <sphad/sim/views.hpp>
 #include <sphad/span.hpp>
 
 #include <cstdint>
@@ -29,8 +29,10 @@
 
 namespace sphad {
 
-namespace sim::detail {
+namespace sim {
 
+/// The row kernels of the gathers and scatter-adds (and of the distributed halo exchange and
+/// migration, which move rows the same way), for `exec::for_each_index`.
 /// y[i] (+)= x[index[i]].
 template <class E>
 struct GatherRows {
@@ -71,6 +73,10 @@ struct IndexGroups {
   }
   std::int64_t bytes() const { return (offsets.size() + entries.size()) * 8; }
 };
+
+} // namespace sim
+
+namespace sim::detail {
 
 /// Throws naming `index` of `function` when an index lies outside [0, n) (read on the host
 /// only: on CUDA the indices are not read back, which would synchronize).
@@ -144,12 +150,12 @@ struct ScatterAddRecord final : sphad::detail::Record<Exec> {
 template <class Exec, class X>
 auto record_gather(Tape<Exec>& tape, const X& x, Span<const std::int32_t> index) {
   using E = view_element_t<X>;
-  sim::detail::check_view(tape, x, x.size(), "record_gather", "x");
+  sim::check_view(tape, x, x.size(), "record_gather", "x");
   sim::detail::check_index(tape.exec(), index, x.size(), "record_gather");
   Variable<E> out = sphad::detail::TapeAccess::make_output<E>(tape, index.size());
-  exec::for_each_index(tape.exec(), index.size(),
-                       sim::detail::GatherRows<E>{primal_view(x).data(), index.data(),
-                                                  const_cast<E*>(out.data()), false});
+  exec::for_each_index(
+      tape.exec(), index.size(),
+      sim::GatherRows<E>{primal_view(x).data(), index.data(), const_cast<E*>(out.data()), false});
   if constexpr (is_variable_v<X>) {
     sphad::detail::TapeAccess::push(
         tape, std::make_unique<sim::detail::GatherRecord<Exec, E>>(tape.exec(), x, out, index));
@@ -168,14 +174,13 @@ auto record_scatter_add(Tape<Exec>& tape,
                         std::int64_t n) {
   using E = view_element_t<X>;
   SPHAD_REQUIRE(n >= 0, "record_scatter_add", "n", sphad::detail::concat("negative (got ", n, ")"));
-  sim::detail::check_view(tape, x, index.size(), "record_scatter_add", "x");
+  sim::check_view(tape, x, index.size(), "record_scatter_add", "x");
   sim::detail::check_index(tape.exec(), index, n, "record_scatter_add");
   Variable<E> out = sphad::detail::TapeAccess::make_output<E>(tape, n);
-  const sim::detail::IndexGroups<Exec> groups(tape.exec(), index, n);
+  const sim::IndexGroups<Exec> groups(tape.exec(), index, n);
   exec::for_each_index(tape.exec(), n,
-                       sim::detail::SumGroups<E>{groups.offsets.data(), groups.entries.data(),
-                                                 primal_view(x).data(), const_cast<E*>(out.data()),
-                                                 false});
+                       sim::SumGroups<E>{groups.offsets.data(), groups.entries.data(),
+                                         primal_view(x).data(), const_cast<E*>(out.data()), false});
   if constexpr (is_variable_v<X>) {
     sphad::detail::TapeAccess::push(
         tape, std::make_unique<sim::detail::ScatterAddRecord<Exec, E>>(tape.exec(), x, out, index));

@@ -7,8 +7,8 @@
 #include <sphad/ad/tape.hpp>
 #include <sphad/math/mat.hpp>
 #include <sphad/math/vec.hpp>
-#include <sphad/sim/detail/views.hpp>
 #include <sphad/sim/record_map.hpp>
+#include <sphad/sim/views.hpp>
 
 #include <cstdint>
 
@@ -71,30 +71,30 @@ struct SquaredNorm {
 /// Σ_i x_i (an element of x's type), recorded: each x_i's gradient is the sum's adjoint.
 template <class Exec, class X>
 auto record_sum(Tape<Exec>& tape, const X& x) {
-  sim::detail::check_view(tape, x, x.size(), "record_sum", "x");
+  sim::check_view(tape, x, x.size(), "record_sum", "x");
   return record_reduce(tape, x.size(), sim::Identity{}, x);
 }
 
 /// Σ_i w_i x_i (w: scalars; x: any elements, as many), recorded.
 template <class Exec, class W, class X>
 auto record_weighted_sum(Tape<Exec>& tape, const W& w, const X& x) {
-  sim::detail::check_view(tape, x, x.size(), "record_weighted_sum", "x");
-  sim::detail::check_view(tape, w, x.size(), "record_weighted_sum", "w");
+  sim::check_view(tape, x, x.size(), "record_weighted_sum", "x");
+  sim::check_view(tape, w, x.size(), "record_weighted_sum", "w");
   return record_reduce(tape, x.size(), sim::Weighted{}, w, x);
 }
 
 /// Σ_i ⟨a_i, b_i⟩ (the sum of the products of all their scalars), recorded.
 template <class Exec, class A, class B>
 auto record_dot(Tape<Exec>& tape, const A& a, const B& b) {
-  sim::detail::check_view(tape, a, a.size(), "record_dot", "a");
-  sim::detail::check_view(tape, b, a.size(), "record_dot", "b");
+  sim::check_view(tape, a, a.size(), "record_dot", "a");
+  sim::check_view(tape, b, a.size(), "record_dot", "b");
   return record_reduce(tape, a.size(), sim::Dot{}, a, b);
 }
 
 /// Σ_i ⟨x_i, x_i⟩ (the squared L2 norm over every scalar of x), recorded.
 template <class Exec, class X>
 auto record_squared_norm(Tape<Exec>& tape, const X& x) {
-  sim::detail::check_view(tape, x, x.size(), "record_squared_norm", "x");
+  sim::check_view(tape, x, x.size(), "record_squared_norm", "x");
   return record_reduce(tape, x.size(), sim::SquaredNorm{}, x);
 }
 

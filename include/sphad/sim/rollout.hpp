@@ -310,7 +310,7 @@ RolloutResult<Exec> rollout_gradient(const Exec& exec,
       [&](auto&... g) {
         (exec::fill(exec, g.data(), g.size(), std::remove_reference_t<decltype(*g.data())>{}), ...);
       },
-      detail::fields_of(params_gradient));
+      fields_of(params_gradient));
   RolloutResult<Exec> result{Buffer<double, Exec>(exec, 1), 0, 0, 1};
   detail::Rollout<Exec, State, Params, Step, Loss> rollout{exec,
                                                            steps,

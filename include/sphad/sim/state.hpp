@@ -8,8 +8,8 @@
 #include <sphad/errors.hpp>
 #include <sphad/exec/buffer.hpp>
 #include <sphad/exec/copy.hpp>
-#include <sphad/sim/detail/fields.hpp>
 #include <sphad/sim/detail/state_copy.hpp>
+#include <sphad/sim/fields.hpp>
 #include <sphad/span.hpp>
 
 #include <cstdint>
@@ -108,10 +108,10 @@ State<Stored<Exec>> clone(const Exec& exec, const State<Kind>& state) {
 /// Whether two states (any kinds) have arrays of the same sizes, member by member.
 template <template <class> class State, class KindA, class KindB>
 bool same_sizes(const State<KindA>& a, const State<KindB>& b) {
-  detail::check_fields<State>();
+  check_fields<State>();
   bool same = true;
-  detail::for_each_field_pair(
-      a, b, [&](const auto& x, const auto& y) { same = same && x.size() == y.size(); });
+  for_each_field_pair(a, b,
+                      [&](const auto& x, const auto& y) { same = same && x.size() == y.size(); });
   return same;
 }
 
@@ -143,7 +143,7 @@ void assign(const Exec& exec, const State<Kind>& from, State<Stored<Exec>>& to) 
 /// leaving their contents unset; arrays of the right size are kept as they are.
 template <class Exec, template <class> class State, class Kind>
 void resize_like(const Exec& exec, const State<Kind>& like, State<Stored<Exec>>& to) {
-  detail::for_each_field_pair(like, to, [&](const auto& a, auto& b) {
+  for_each_field_pair(like, to, [&](const auto& a, auto& b) {
     if (b.size() != a.size()) {
       b = std::decay_t<decltype(b)>(exec, a.size());
     }

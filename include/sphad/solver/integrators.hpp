@@ -52,7 +52,7 @@ struct Copy {
 template <template <class> class State, class Kind>
 void check_rates(const State<Kind>& s, const State<sim::Tracked>& r, const char* function) {
   std::size_t k = 0;
-  sim::detail::for_each_field_pair(s, r, [&](const auto& y, const auto& rate) {
+  sim::for_each_field_pair(s, r, [&](const auto& y, const auto& rate) {
     SPHAD_REQUIRE(rate.size() == 0 || rate.size() == y.size(), function, "rates",
                   sphad::detail::concat("returned array ", k, " of the state's fields() with ",
                                         rate.size(), " elements for a field of ", y.size(),
@@ -78,8 +78,8 @@ State<sim::Tracked> kick_fields(Tape<Exec>& tape,
                                 const State<RKind>& r,
                                 double dt,
                                 std::index_sequence<K...>) {
-  const auto fs = sim::detail::fields_of(s);
-  const auto fr = sim::detail::fields_of(r);
+  const auto fs = sim::fields_of(s);
+  const auto fr = sim::fields_of(r);
   const auto one = [&](const auto& y, const auto& rate) {
     using Out = std::decay_t<decltype(record_map(tape, y.size(), Copy{}, y))>;
     if (is_member(y, s.x) || rate.size() == 0) {
@@ -98,8 +98,8 @@ State<sim::Tracked> kick_drift(Tape<Exec>& tape,
                                const State<RKind>& r,
                                double dt_kick,
                                double dt_drift) {
-  sim::detail::check_fields<State>();
-  constexpr std::size_t n = std::tuple_size_v<decltype(sim::detail::fields_of(s))>;
+  sim::check_fields<State>();
+  constexpr std::size_t n = std::tuple_size_v<decltype(sim::fields_of(s))>;
   auto out = kick_fields(tape, s, r, dt_kick, std::make_index_sequence<n>{});
   if (dt_drift != 0) {
     out.x = r.x.size() == 0 ? record_map(tape, s.x.size(), Axpy{dt_drift}, s.x, out.v)
@@ -164,7 +164,7 @@ kick_drift_kick(Tape<Exec>& tape, const State<Kind>& s, double dt, const Rates& 
 template <class Exec, template <class> class State, class Kind, class Rates>
 State<sim::Tracked>
 predictor_corrector(Tape<Exec>& tape, const State<Kind>& s, double dt, const Rates& rates) {
-  sim::detail::check_fields<State>();
+  sim::check_fields<State>();
   const State<sim::Tracked> first = rates(tape, s);
   detail::check_rates(s, first, "solver::predictor_corrector");
   const State<sim::Tracked> half = detail::kick_drift(tape, s, first, dt / 2, 0.0);
@@ -175,7 +175,7 @@ predictor_corrector(Tape<Exec>& tape, const State<Kind>& s, double dt, const Rat
               : record_map(tape, s.x.size(), detail::Axpy2{dt / 2}, s.x, s.v, first.x);
   const State<sim::Tracked> second = rates(tape, mid);
   detail::check_rates(s, second, "solver::predictor_corrector");
-  constexpr std::size_t n = std::tuple_size_v<decltype(sim::detail::fields_of(s))>;
+  constexpr std::size_t n = std::tuple_size_v<decltype(sim::fields_of(s))>;
   auto out = detail::kick_fields(tape, s, second, dt, std::make_index_sequence<n>{});
   out.x =
       second.x.size() == 0

@@ -205,7 +205,7 @@ std::pair<NeighborList<Exec>, RecordedChunks<Exec>> copy_with_chunks(const Exec&
   RecordedChunks<Exec> recorded;
   if constexpr (std::is_same_v<Exec, exec::host>) {
     if (chunked) {
-      auto copy = search::detail::copy_list_with(exec, list, [&](NeighborList<Exec>& out) {
+      auto copy = search::copy_list_with(exec, list, [&](NeighborList<Exec>& out) {
         SPHAD_ASSERT(out.offsets[0] == 0 && out.offsets[out.num_queries] == out.num_pairs);
         recorded.chunks.emplace(out.offsets.data(), list.neighbors.data(), out.num_queries,
                                 num_references, windows, out.neighbors.data());

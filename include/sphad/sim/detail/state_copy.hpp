@@ -8,7 +8,7 @@
 #include <sphad/errors.hpp>
 #include <sphad/exec/buffer.hpp>
 #include <sphad/exec/copy.hpp>
-#include <sphad/sim/detail/fields.hpp>
+#include <sphad/sim/fields.hpp>
 
 #include <array>
 #include <cstddef>

@@ -118,6 +118,10 @@ template <class A>
 using array_element_t =
     std::remove_cv_t<std::remove_pointer_t<decltype(std::declval<const A&>().data())>>;
 
+} // namespace sphad::sim::detail
+
+namespace sphad::sim {
+
 /// Checks the state's declaration: an aggregate whose `fields` (declared `constexpr`) lists
 /// every array member once, in declaration order, and which holds nothing else.
 template <template <class> class State>
@@ -126,25 +130,27 @@ constexpr bool check_fields() {
   static_assert(std::is_aggregate_v<ViewState>,
                 "sphad::sim: a state is an aggregate: public array members, no constructors or "
                 "bases (the library builds each form by listing its members in order)");
-  static_assert(holds_only_listed_v<State>,
+  static_assert(detail::holds_only_listed_v<State>,
                 "sphad::sim: State::fields(s) must list every array member of the state, in "
                 "declaration order (std::tie(s.x, s.v, ...)), and the state hold nothing else");
-  static_assert(listed_fields_v<State> <= max_state_members,
+  static_assert(detail::listed_fields_v<State> <= detail::max_state_members,
                 "sphad::sim: a state holds at most 16 arrays; gather related ones into Vec or "
                 "Mat elements, or split the state");
-  static_assert(constant_fields<State>::value,
+  static_assert(detail::constant_fields<State>::value,
                 "sphad::sim: declare State::fields constexpr (template <class Self> static "
                 "constexpr auto fields(Self& s) { return std::tie(s.x, s.v); }) so its list can "
                 "be checked at compile time");
-  if constexpr (holds_only_listed_v<State> && constant_fields<State>::value &&
-                listed_fields_v<State> <= max_state_members) {
-    static_assert(fields_in_order<State>(std::make_index_sequence<listed_fields_v<State>>{}),
-                  "sphad::sim: State::fields(s) lists a member twice or out of declaration "
-                  "order; list each array member once, in the order the members are declared");
+  if constexpr (detail::holds_only_listed_v<State> && detail::constant_fields<State>::value &&
+                detail::listed_fields_v<State> <= detail::max_state_members) {
+    static_assert(
+        detail::fields_in_order<State>(std::make_index_sequence<detail::listed_fields_v<State>>{}),
+        "sphad::sim: State::fields(s) lists a member twice or out of declaration "
+        "order; list each array member once, in the order the members are declared");
   }
   return true;
 }
 
+namespace detail {
 /// Which state template a state type is made from (for `fields_of`'s check).
 template <class S>
 struct state_of;
@@ -152,11 +158,13 @@ template <template <class> class State, class Kind>
 struct state_of<State<Kind>> {
   static constexpr bool check() { return check_fields<State>(); }
 };
+} // namespace detail
 
-/// The members `fields` lists, as a tuple of references; the state's declaration is checked.
+/// The members `State::fields` lists, as a tuple of references; the state's declaration is
+/// checked at compile time. For code that handles any state (integrators, halo exchanges).
 template <class S>
 auto fields_of(S& state) {
-  static_assert(state_of<std::remove_const_t<S>>::check());
+  static_assert(detail::state_of<std::remove_const_t<S>>::check());
   return std::remove_const_t<S>::fields(state);
 }
 
@@ -168,4 +176,4 @@ void for_each_field_pair(A& a, B& b, F&& f) {
              fields_of(a));
 }
 
-} // namespace sphad::sim::detail
+} // namespace sphad::sim

@@ -14,9 +14,11 @@
 /// \file
 /// \brief What the tape algebra's calls check of a view (a `Variable` or a `Span`).
 
-namespace sphad::sim::detail {
+namespace sphad::sim {
 
-/// Throws naming `argument` of `function` when `view` is an empty `Variable`, a `Variable` of
+/// What the tape algebra's calls (`record_map`, `record_gather`, the reductions, the
+/// distributed sums) check of an input view: throws naming `argument` of `function` when `view`
+/// is an empty `Variable`, a `Variable` of
 /// another tape or a cleared one, or has other than n elements (before the tape changes).
 template <class Exec, class View>
 void check_view(const Tape<Exec>& tape,
@@ -30,4 +32,4 @@ void check_view(const Tape<Exec>& tape,
                                       " where ", n, n == 1 ? " is" : " are", " needed"));
 }
 
-} // namespace sphad::sim::detail
+} // namespace sphad::sim
