@@ -188,27 +188,9 @@ apply(const Exec& exec,
 }
 
 namespace ops {
-namespace detail {
-/// The output of Op over pairs P with value arguments Args (a placeholder when Args are
-/// malformed: the verb's own check then names the mistake).
-template <class Op, class P, class V, bool = V::well_formed>
-struct PairsOutput {
-  using type = NoField;
-};
-template <class Op, class P, class V>
-struct PairsOutput<Op, P, V, true> {
-  using type = output_of_t<Op,
-                           typename P::queries_type,
-                           typename P::references_type,
-                           typename V::query_values,
-                           typename V::reference_values,
-                           typename V::corrections>;
-};
-} // namespace detail
-
 /// What each query gets from Op over pairs P, called with the value arguments Args.
 template <class Op, class P, class... Args>
-using pairs_output_t = typename detail::PairsOutput<Op, P, detail::CallValues<Args...>>::type;
+using pairs_output_t = detail::pairs_call_t<output_of_t, Op, P, Args...>;
 } // namespace ops
 
 /// `apply` over bound pairs (`ops::pairs`): `apply<Op>(exec, pairs)` for an operator without

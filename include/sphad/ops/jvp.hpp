@@ -191,28 +191,9 @@ auto jvp(const Exec& exec,
 }
 
 namespace ops {
-namespace detail {
-/// The primal output of a JVP of Op over pairs P with value arguments in V (a placeholder when
-/// they are malformed: the verb's own check then names the mistake).
-template <class Op, class P, class V, bool = V::well_formed>
-struct PairsJVPPrimal {
-  using type = NoField;
-};
-template <class Op, class P, class V>
-struct PairsJVPPrimal<Op, P, V, true> {
-  using type = jvp_primal_t<Op,
-                            typename P::queries_type,
-                            typename P::references_type,
-                            typename V::query_values,
-                            typename V::reference_values,
-                            typename V::corrections>;
-};
-} // namespace detail
-
 /// The primal output element of a JVP of Op over pairs P with the value arguments Args.
 template <class Op, class P, class... Args>
-using pairs_jvp_primal_t =
-    typename detail::PairsJVPPrimal<Op, P, detail::CallValues<Args...>>::type;
+using pairs_jvp_primal_t = detail::pairs_call_t<jvp_primal_t, Op, P, Args...>;
 } // namespace ops
 
 /// `jvp` over bound pairs (`ops::pairs`): the value arguments as in `apply` over pairs

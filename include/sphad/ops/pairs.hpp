@@ -127,6 +127,32 @@ struct CallValues {
   using corrections = std::conditional_t<corrected, last, Uncorrected>;
 };
 
+/// A verb's type `Of<Op, Queries, References, QueryValues, ReferenceValues, Corrections>` (its
+/// output, its JVP's primal) for Op over pairs P with the value arguments V (`NoField` when they
+/// are malformed: the verb's own check then names the mistake).
+template <template <class, class, class, class, class, class> class Of,
+          class Op,
+          class P,
+          class V,
+          bool = V::well_formed>
+struct PairsCall {
+  using type = NoField;
+};
+template <template <class, class, class, class, class, class> class Of, class Op, class P, class V>
+struct PairsCall<Of, Op, P, V, true> {
+  using type = Of<Op,
+                  typename P::queries_type,
+                  typename P::references_type,
+                  typename V::query_values,
+                  typename V::reference_values,
+                  typename V::corrections>;
+};
+template <template <class, class, class, class, class, class> class Of,
+          class Op,
+          class P,
+          class... Args>
+using pairs_call_t = typename PairsCall<Of, Op, P, CallValues<Args...>>::type;
+
 /// Calls f(query_values, reference_values, corrections) with a call's value arguments (the
 /// caller's own objects, not copies; no-field views and `Uncorrected` where absent).
 template <class F, class... Args>
