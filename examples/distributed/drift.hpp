@@ -119,12 +119,13 @@ struct Step {
     const auto& domain = decomposition.domain;
     const auto list = build_neighbor_list<SupportScheme::Gather>(exec, own.search_points(),
                                                                  ext.search_points(), domain);
-    const auto rho = record<ops::Density<K>>(tape, own, ext, domain, list);
+    const auto rho = record<ops::Density<K>>(tape, ops::pairs(own, ext, domain, list));
     const auto p = record_map(tape, n, Pressure{}, rho);
+    // ρ and p over the extended set [owned | ghosts], each ghost's from its owner.
+    const auto rho_e = dist::record_halo_gather(tape, halo, rho);
+    const auto p_e = dist::record_halo_gather(tape, halo, p);
     const auto grad_p = record<ops::Gradient<K, GradientScheme::Symmetric, SupportScheme::Gather>>(
-        tape, own.with_densities(rho),
-        ext.with_densities(dist::record_halo_gather(tape, halo, rho)), domain, list, p,
-        dist::record_halo_gather(tape, halo, p));
+        tape, ops::pairs(own.with_densities(rho), ext.with_densities(rho_e), domain, list), p, p_e);
     const auto v_next = record_map(tape, n, Kick{dt}, v, grad_p, rho);
     return {record_map(tape, n, Move{dt}, x, v_next), v_next};
   }

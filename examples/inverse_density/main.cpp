@@ -102,8 +102,9 @@ NeighborList<exec::host> neighbors_of(const Problem& p) {
 /// ½ Σ (ρ_i − ρ*_i)² for the current arrays, by a plain `apply` (a fresh neighbour list, so
 /// moved positions are fine); the reference for the finite differences and line searches.
 double loss_of(const Problem& p) {
+  const auto neighbors = neighbors_of(p);
   const auto rho =
-      apply<ops::Density<Kernel>>(exec::host{}, p.set(), p.set(), p.domain, neighbors_of(p));
+      apply<ops::Density<Kernel>>(exec::host{}, ops::pairs(p.set(), p.domain, neighbors));
   const auto target = p.target();
   double sum = 0;
   for (std::int64_t i = 0; i < p.size(); ++i) {
@@ -124,7 +125,7 @@ double record_loss(Tape<exec::host>& tape,
                    const NeighborList<exec::host>& neighbors,
                    std::vector<double>& residual) {
   tape.clear();
-  const auto rho = record<ops::Density<Kernel>>(tape, set, set, p.domain, neighbors);
+  const auto rho = record<ops::Density<Kernel>>(tape, ops::pairs(set, p.domain, neighbors));
   const auto target = p.target();
   residual.resize(target.size());
   double loss = 0;
@@ -181,8 +182,9 @@ bool fit_masses(Problem& p) {
 
   std::vector<double> unit(std::size_t(p.size()), 1.0);
   const auto row_sums = apply<ops::Density<Kernel>>(
-      exec::host{}, p.set(), p.set().with_masses(Span<const double>{unit.data(), p.size()}),
-      p.domain, neighbors);
+      exec::host{},
+      ops::pairs(p.set(), p.set().with_masses(Span<const double>{unit.data(), p.size()}), p.domain,
+                 neighbors));
   double lambda = 0;
   for (std::int64_t i = 0; i < p.size(); ++i) {
     lambda = std::max(lambda, row_sums[i]);

@@ -76,7 +76,7 @@ struct SphLaplacian {
   Buffer<S, exec::host> operator()(const S* u) const {
     const Span<const S> values{u, fluid.size()};
     return apply<ops::Laplacian<kernels::Wendland4, LaplacianScheme::Brookshaw>>(
-        exec::host{}, fluid, fluid, domain, neighbors, values, values);
+        exec::host{}, ops::pairs(fluid, domain, neighbors), values);
   }
 };
 
@@ -405,7 +405,8 @@ int main(int argc, char** argv) {
   const exec::host exec;
   const auto neighbors = build_neighbor_list<SupportScheme::Gather>(exec, fluid.search_points(),
                                                                     fluid.search_points(), domain);
-  const auto rho = apply<ops::Density<kernels::Wendland4>>(exec, fluid, fluid, domain, neighbors);
+  const auto rho =
+      apply<ops::Density<kernels::Wendland4>>(exec, ops::pairs(fluid, domain, neighbors));
   densities.assign(rho.data(), rho.data() + N);
   fluid.densities = {densities.data(), N};
 

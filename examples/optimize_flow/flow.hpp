@@ -136,16 +136,16 @@ struct FlowStep {
         filter_verlet_list<SupportScheme::Gather>(exec, **verlet, points, points, k.domain);
 
     const auto set = plain.with_positions(s.x);
-    const auto rho = record<ops::Density<Kernel>>(tape, set, set, k.domain, list);
+    const auto rho = record<ops::Density<Kernel>>(tape, ops::pairs(set, k.domain, list));
     const auto with_rho = set.with_densities(rho);
     const auto omega = corrections::record_omegas<Kernel>(tape, with_rho, k.domain, list);
     const auto p = record_map(tape, n, Pressure{k.c * k.c, k.rho0}, rho);
+    const auto pairs = ops::pairs(with_rho, k.domain, list); // now with the densities
     const auto grad_p = record<ops::Gradient<Kernel, GradientScheme::Symmetric>>(
-        tape, with_rho, with_rho, k.domain, list, p, p, ApplyOptions<double>{},
+        tape, pairs, p,
         ops::Corrections{ops::NoCRK{}, ops::NoRenormalization{},
                          ops::GradH<double, Variable<double>, Variable<double>>{omega, omega}});
-    const auto lap_v =
-        record<ops::Laplacian<Kernel>>(tape, with_rho, with_rho, k.domain, list, s.v, s.v);
+    const auto lap_v = record<ops::Laplacian<Kernel>>(tape, pairs, s.v);
     const auto v = record_map(tape, n, Kick{k.dt, k.nu}, s.v, grad_p, rho, lap_v);
     const auto x = record_map(tape, n, Drift{k.dt}, s.x, v);
     // The list's positions carried on: x after a rebuild, else unchanged (a copy either way,
@@ -176,7 +176,7 @@ struct DensityMismatch {
     const auto list = build_neighbor_list<SupportScheme::Gather>(tape.exec(), plain.search_points(),
                                                                  plain.search_points(), k.domain);
     const auto set = plain.with_positions(s.x);
-    const auto rho = record<ops::Density<Kernel>>(tape, set, set, k.domain, list);
+    const auto rho = record<ops::Density<Kernel>>(tape, ops::pairs(set, k.domain, list));
     return record_sum(tape, record_map(tape, n, SquaredResidual{1.0 / double(n)}, rho, target));
   }
 };

@@ -90,7 +90,7 @@ public:
         {s.x.data(), n_}, constants_.supports, constants_.masses, constants_.kinds};
     const auto list = build_neighbor_list<SupportScheme::Gather>(
         exec_, set.search_points(), set.search_points(), constants_.domain);
-    return apply<ops::Density<Kernel>>(exec_, set, set, constants_.domain, list);
+    return apply<ops::Density<Kernel>>(exec_, ops::pairs(set, constants_.domain, list));
   }
 
   /// Sets the target ρ* to the densities after `steps` from v★.

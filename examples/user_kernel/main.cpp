@@ -61,7 +61,7 @@ struct Particles {
 /// L(x) = ½ Σ (ρ_i − 1)² with ρ the calibrated Density at positions `x`.
 double loss(const Particles& p, const NeighborList<exec::host>& list, const std::vector<V2>& x) {
   const auto set = p.set().with_positions(Particles::view(x));
-  const auto rho = apply<Density>(exec::host{}, set, set, p.domain, list, p.calibrated());
+  const auto rho = apply<Density>(exec::host{}, ops::pairs(set, p.domain, list, p.calibrated()));
   double sum = 0;
   for (std::int64_t i = 0; i < rho.size(); ++i) {
     sum += 0.5 * (rho[i] - 1) * (rho[i] - 1);
@@ -77,7 +77,7 @@ loss_gradient(const Particles& p, const NeighborList<exec::host>& list, std::vec
   Tape<exec::host> tape;
   const Variable<Vec<E, 2>> positions(x.data(), p.size());
   const auto set = p.set().with_positions(positions);
-  const auto rho = record<Density>(tape, set, set, p.domain, list, p.calibrated());
+  const auto rho = record<Density>(tape, ops::pairs(set, p.domain, list, p.calibrated()));
   std::vector<E> seed(x.size());
   for (std::size_t i = 0; i < x.size(); ++i) {
     seed[i] = rho[std::int64_t(i)] - 1.0; // ∂L/∂ρ_i
@@ -105,8 +105,9 @@ int main() {
     const auto set = p.set();
     const auto list = build_neighbor_list<SupportScheme::Gather>(ex, set.search_points(),
                                                                  set.search_points(), p.domain);
-    const auto raw = apply<Density>(ex, set, set, p.domain, list);
-    const auto rho = apply<Density>(ex, set, set, p.domain, list, p.calibrated());
+    const auto pairs = ops::pairs(set, p.domain, list);
+    const auto raw = apply<Density>(ex, pairs);
+    const auto rho = apply<Density>(ex, pairs.with_options(p.calibrated()));
     double worst = 0;
     for (std::int64_t i = 0; i < rho.size(); ++i) {
       worst = std::fmax(worst, std::abs(rho[i] - 1));
@@ -140,7 +141,7 @@ int main() {
   // Forward mode: ρ̇ along u, then dL = Σ (ρ_i − 1) ρ̇_i.
   const auto tangent_set =
       set.with_positions(with_tangents(Particles::view(p.x), Particles::view(u)));
-  const auto rho = jvp<Density>(ex, tangent_set, tangent_set, p.domain, list, p.calibrated());
+  const auto rho = jvp<Density>(ex, ops::pairs(tangent_set, p.domain, list, p.calibrated()));
   double forward = 0;
   for (std::int64_t i = 0; i < p.size(); ++i) {
     forward += (rho.primal[i] - 1) * rho.tangents[i];

@@ -80,7 +80,7 @@ struct Particles {
 /// L at state s.
 double loss(const Particles& p, const NeighborList<exec::host>& list, const State& s) {
   const auto set = p.set().with_positions(view(s.x));
-  const auto dv = apply<XSPH>(exec::host{}, set, set, p.domain, list, view(s.v), view(s.v));
+  const auto dv = apply<XSPH>(exec::host{}, ops::pairs(set, p.domain, list), view(s.v));
   double sum = 0;
   for (std::int64_t i = 0; i < p.size(); ++i) {
     const V2 smoothed = s.v[std::size_t(i)] + dv[i] * epsilon;
@@ -101,7 +101,7 @@ loss_gradient(const Particles& p,
   const Variable<Vec<E, 2>> positions(x.data(), p.size());
   const Variable<Vec<E, 2>> velocities(v.data(), p.size());
   const auto set = p.set().with_positions(positions);
-  const auto dv = record<XSPH>(tape, set, set, p.domain, list, velocities, velocities);
+  const auto dv = record<XSPH>(tape, ops::pairs(set, p.domain, list), velocities);
   // L = ½ Σ |v̂|²: ∂L/∂Δv_i = ε v̂_i, and v̂ = v + ε Δv adds v̂_i to ∂L/∂v_i directly.
   std::vector<Vec<E, 2>> smoothed(x.size()), seed(x.size());
   for (std::size_t i = 0; i < x.size(); ++i) {
@@ -165,7 +165,7 @@ int main() {
   // Forward mode: Δv̇ along u, then dL = Σ v̂_i·(u_v,i + ε Δv̇_i).
   const auto tangent_set = set.with_positions(with_tangents(view(s.x), view(u.x)));
   const auto values = with_tangents(view(s.v), view(u.v));
-  const auto dv = jvp<XSPH>(ex, tangent_set, tangent_set, p.domain, list, values, values);
+  const auto dv = jvp<XSPH>(ex, ops::pairs(tangent_set, p.domain, list), values);
   double forward = 0;
   for (std::int64_t i = 0; i < p.size(); ++i) {
     const auto k = std::size_t(i);

@@ -207,16 +207,17 @@ struct Rates {
     const auto p_fluid = record_map(tape, n, eos, s.rho);
     const auto packed = record_map(tape, n, solver::PackPressureVelocity{}, p_fluid, s.v);
     const auto by_density = plain.with_positions(s.x).with_densities(s.rho);
-    const auto sums = record<solver::WallSums<Kernel>>(tape, by_density, by_density, d, list,
-                                                       packed, packed, walls);
+    const auto sums =
+        record<solver::WallSums<Kernel>>(tape, ops::pairs(by_density, d, list, walls), packed);
     const auto p = record_map(tape, n, solver::WallPressure<2>{{0.0, -g}, c.clamp_walls}, sums,
                               p_fluid, k.kinds);
     const auto rho =
         record_map(tape, n, solver::WallDensity<solver::Tait<>>{eos}, p, s.rho, k.kinds);
     // The fluid's rates.
     const auto set = plain.with_positions(s.x).with_densities(rho);
-    const auto a_p =
-        record<solver::PressureForce<Kernel>>(tape, set, set, d, list, p, p, onto_fluid);
+    const auto pairs = ops::pairs(set, d, list, onto_fluid); // fluid ← all
+    const auto fluid_pairs = pairs.with_options(fluid_only); // fluid ← fluid
+    const auto a_p = record<solver::PressureForce<Kernel>>(tape, pairs, p);
     const auto sound =
         record_map(tape, n, solver::Of<solver::StateMap::sound_speed, solver::Tait<>>{eos}, rho);
     const auto with_sound = [&](const auto& u) {
@@ -227,13 +228,11 @@ struct Rates {
         c.no_slip ? with_sound(record_map(tape, n, solver::NoSlipVelocity<2>{}, sums, s.v, k.kinds))
                   : with_sound(s.v);
     const auto a_av = record<solver::ArtificialViscosity<Kernel, kappa>>(
-        tape, set, set, d, list, uc, uc, c.no_slip ? onto_fluid : fluid_only);
+        tape, c.no_slip ? pairs : fluid_pairs, uc);
     const auto accel = record_map(tape, n, Acceleration{g}, a_p, a_av, params.alpha, k.kinds);
-    auto drho =
-        record<solver::ContinuityRate<Kernel>>(tape, set, set, d, list, s.v, s.v, onto_fluid);
+    auto drho = record<solver::ContinuityRate<Kernel>>(tape, pairs, s.v);
     if (c.delta > 0) {
-      const auto diffusion =
-          record<solver::DensityDiffusion<Kernel>>(tape, set, set, d, list, rho, rho, fluid_only);
+      const auto diffusion = record<solver::DensityDiffusion<Kernel>>(tape, fluid_pairs, rho);
       drho = record_map(tape, n, DensityRate{c.delta * c.length() * c.c0}, drho, diffusion);
     }
     return {Variable<V2>(), accel, drho, Variable<V2>()};

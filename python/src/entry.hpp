@@ -54,17 +54,17 @@ void operator_entry(int verb, OperatorCall& c) noexcept {
     case Verb::value:
       run(PlainArrays{},
           [&](const auto& q, const auto& r, const auto& qv, const auto& rv, const auto& corr) {
-            apply_into<Op>(ex, q, r, args.domain, list, qv, rv, args.template out<Out>(0),
-                           args.options, corr);
+            apply_into<Op>(ex, ops::pairs(q, r, args.domain, list, args.options),
+                           args.template out<Out>(0), qv, rv, corr);
           });
       return;
     case Verb::jvp: {
       TangentArrays<T> tangents(c);
       run(tangents,
           [&](const auto& q, const auto& r, const auto& qv, const auto& rv, const auto& corr) {
-            jvp_into<Op>(ex, q, r, args.domain, list, qv, rv, args.template out<Out>(0),
-                         entry_detail::view<Out>(c, slot::out_tangent, args.rows[0]), args.options,
-                         corr);
+            jvp_into<Op>(ex, ops::pairs(q, r, args.domain, list, args.options),
+                         args.template out<Out>(0),
+                         entry_detail::view<Out>(c, slot::out_tangent, args.rows[0]), qv, rv, corr);
           });
       return;
     }
@@ -74,11 +74,12 @@ void operator_entry(int verb, OperatorCall& c) noexcept {
       const auto vjp = [&](auto variables) {
         const auto seed = entry_detail::view<const Out>(c, slot::seed, args.rows[0]);
         Tape<Space> tape(ex);
-        run(variables, [&](const auto& q, const auto& r, const auto& qv, const auto& rv,
-                           const auto& corr) {
-          const auto out = record<Op>(tape, q, r, args.domain, list, qv, rv, args.options, corr);
-          tape.backward(out, seed);
-        });
+        run(variables,
+            [&](const auto& q, const auto& r, const auto& qv, const auto& rv, const auto& corr) {
+              const auto out =
+                  record<Op>(tape, ops::pairs(q, r, args.domain, list, args.options), qv, rv, corr);
+              tape.backward(out, seed);
+            });
         variables.copy_gradients(tape);
       };
       if (wants_positions_only(c)) {

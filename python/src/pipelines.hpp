@@ -242,17 +242,16 @@ struct CovariancePipeline {
   static void value(const Args& a, const Q& q, const R& r, const Corr& corr) {
     using Result = ops::CovarianceResult<typename Q::primal_scalar, Q::dim>;
     Buffer<Result, Space> out(space_of(a.c), q.size());
-    apply_into<Op>(space_of(a.c), q, r, a.domain, list_of(a.c), Span<const ops::NoField>{},
-                   Span<const ops::NoField>{}, Span<Result>(out.data(), q.size()), a.options, corr);
+    apply_into<Op>(space_of(a.c), ops::pairs(q, r, a.domain, list_of(a.c), a.options),
+                   Span<Result>(out.data(), q.size()), corr);
     write(a, out.data(), static_cast<const Result*>(nullptr), q.size());
   }
   template <class Args, class Q, class R, class Corr>
   static void jvp(const Args& a, const Q& q, const R& r, const Corr& corr) {
     using Result = ops::CovarianceResult<typename Q::primal_scalar, Q::dim>;
     Buffer<Result, Space> out(space_of(a.c), q.size()), tangent(space_of(a.c), q.size());
-    jvp_into<Op>(space_of(a.c), q, r, a.domain, list_of(a.c), Span<const ops::NoField>{},
-                 Span<const ops::NoField>{}, Span<Result>(out.data(), q.size()),
-                 Span<Result>(tangent.data(), q.size()), a.options, corr);
+    jvp_into<Op>(space_of(a.c), ops::pairs(q, r, a.domain, list_of(a.c), a.options),
+                 Span<Result>(out.data(), q.size()), Span<Result>(tangent.data(), q.size()), corr);
     write(a, out.data(), tangent.data(), q.size());
   }
   template <class Args, class Q, class R, class Corr>
@@ -265,8 +264,7 @@ struct CovariancePipeline {
     Buffer<Result, Space> seeds(space_of(a.c), q.size());
     exec::for_each_index(space_of(a.c), q.size(),
                          entry_detail::SeedCovariance<Result, M>{seed.data(), seeds.data()});
-    const auto out = record<Op>(tape, q, r, a.domain, list_of(a.c), Span<const ops::NoField>{},
-                                Span<const ops::NoField>{}, a.options, corr);
+    const auto out = record<Op>(tape, ops::pairs(q, r, a.domain, list_of(a.c), a.options), corr);
     tape.backward(out, Span<const Result>(seeds.data(), q.size()));
   }
 };

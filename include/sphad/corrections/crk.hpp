@@ -222,13 +222,11 @@ record_crk_factors(Tape<Exec>& tape,
                 sphad::detail::concat("must be >= 0 (got ", options.tau, ")"));
   const std::int64_t n = particles.size();
   const ApplyOptions<typename Set::primal_scalar> stage{options.direction, 0};
-  const Span<const ops::NoField> none{};
-  const auto sums = record<detail::KernelSum<Kernel>>(tape, particles, particles, domain, neighbors,
-                                                      none, none, stage);
+  const auto sums =
+      record<detail::KernelSum<Kernel>>(tape, ops::pairs(particles, domain, neighbors, stage));
   const auto volumes = record_map(tape, n, detail::ReciprocalOf{}, sums);
-  const auto weighted = particles.with_volumes(volumes);
-  const auto moments = record<detail::MomentSum<Kernel>>(tape, weighted, weighted, domain,
-                                                         neighbors, none, none, stage);
+  const auto weighted = ops::pairs(particles.with_volumes(volumes), domain, neighbors, stage);
+  const auto moments = record<detail::MomentSum<Kernel>>(tape, weighted);
   const double tau = double(options.tau);
   RecordedCRKFactors<D, T> out{volumes,
                                {},
@@ -237,8 +235,7 @@ record_crk_factors(Tape<Exec>& tape,
                                record_map(tape, n, detail::CRKPartOf<2>{tau}, moments),
                                record_map(tape, n, detail::CRKPartOf<3>{tau}, moments)};
   const auto density_sums = record<detail::CRKDensitySums<Kernel>>(
-      tape, weighted, weighted, domain, neighbors, none, none, stage,
-      ops::Corrections<decltype(out.state())>{out.state(), {}, {}});
+      tape, weighted, ops::Corrections<decltype(out.state())>{out.state(), {}, {}});
   out.density = record_map(tape, n, detail::QuotientOf{}, density_sums);
   return out;
 }

@@ -146,8 +146,8 @@ auto record_omegas(Tape<Exec>& tape,
                 "particles",
                 sphad::detail::concat("needs densities (got ", queries.densities.size(), " for ",
                                       queries.size(), ")"));
-  const auto sums =
-      record<detail::KernelDhSum<Kernel>>(tape, queries, references, domain, neighbors, options);
+  const auto sums = record<detail::KernelDhSum<Kernel>>(
+      tape, ops::pairs(queries, references, domain, neighbors, options));
   return record_map(tape, queries.size(), detail::OmegaOf<Queries::dim>{}, sums, queries.supports,
                     queries.densities);
 }

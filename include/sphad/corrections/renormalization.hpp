@@ -190,7 +190,7 @@ auto record_renormalization(Tape<Exec>& tape,
                             const ApplyOptions<typename Queries::primal_scalar>& options = {},
                             const Corr& corrections = {}) {
   const auto covariances = record<detail::RenormalizationCovariance<Kernel, Support>>(
-      tape, queries, references, domain, neighbors, options, corrections);
+      tape, ops::pairs(queries, references, domain, neighbors, options), corrections);
   return record_map(tape, queries.size(), detail::RenormalizationOf{}, covariances);
 }
 

@@ -63,9 +63,19 @@ template <class Op, class Queries, class References, class Corr = Uncorrected>
 using fieldless_output_t = typename detail::FieldlessOutput<Op, Queries, References, Corr>::type;
 } // namespace ops
 
-/// Evaluates operator `Op` at every query particle, writing one output per query into caller
-/// memory `out` ([Nq] in the space's memory, shaped per operator).
-/// `adjacency` is a neighbour list (rows in query order, reference indices; e.g. from
+namespace ops {
+/// What each query gets from Op over pairs P, called with the value arguments Args.
+template <class Op, class P, class... Args>
+using pairs_output_t = detail::pairs_call_t<output_of_t, Op, P, Args...>;
+} // namespace ops
+
+/// Evaluates operator `Op` at every query particle of `pairs` (`ops::pairs`: the query and
+/// reference sets, the domain, the adjacency and the options), writing one output per query
+/// into caller memory `out` ([Nq] in the space's memory, shaped per operator). The value
+/// arguments after `out`: none (Density, Covariance), one view for queries and references, or
+/// the query values [Nq] then the reference values [Nr] (`Span`s of scalars, `Vec`s or `Mat`s,
+/// `DualView`s of them, or — host memory — `std::vector`s); then optionally the corrections.
+/// The pairs' adjacency is a neighbour list (rows in query order, reference indices; e.g. from
 /// `build_neighbor_list` with a scheme at least as wide as Op's) or a `search::HashGrid` over
 /// the reference positions built with `search::build_search_grid<Op::support>`, traversed
 /// directly (the same pairs in the same order as the list, so bitwise equal results).
@@ -78,9 +88,40 @@ using fieldless_output_t = typename detail::FieldlessOutput<Op, Queries, Referen
 /// Every floating input may carry tangents (forward mode): a set or correction state with `Dual`
 /// elements or `DualView`s (`with_tangents`), or dual field values; the output then carries the
 /// directional derivatives (`jvp` returns them as separate arrays).
-/// @param query_values, reference_values  field values [Nq], [Nr] (Density, Covariance: none):
-///        `Span`s of scalars, `Vec`s or `Mat`s, `DualView`s of them, or (host memory)
-///        `std::vector`s.
+template <class Op, class Exec, class Q, class R, class Adjacency, class... Args>
+void apply_into(const Exec& exec,
+                const ops::Pairs<Q, R, Adjacency>& pairs,
+                Span<ops::pairs_output_t<Op, ops::Pairs<Q, R, Adjacency>, Args...>> out,
+                const Args&... args) {
+  ops::detail::with_call_values(
+      [&](const auto& qv, const auto& rv, const auto& c) {
+        constexpr const char* function = "apply";
+        const std::int64_t n = pairs.queries.size();
+        SPHAD_REQUIRE(out.size() == n, function, "out",
+                      sphad::detail::concat("has ", out.size(), " entries for ", n, " queries"));
+        using Out = ops::pairs_output_t<Op, ops::Pairs<Q, R, Adjacency>, Args...>;
+        pairloop::evaluate_all<Op>(exec, pairs.queries, pairs.references, pairs.domain,
+                                   *pairs.adjacency, qv, rv, pairs.options, c,
+                                   pairloop::StoreAt<Out>{out.data()}, function);
+      },
+      args...);
+}
+
+/// `apply_into` with the output allocated here: a `Buffer` of Nq outputs in the memory of
+/// `Exec` (stream-ordered on CUDA: still no synchronization). `apply<Op>(exec, pairs)` for an
+/// operator without fields, `apply<Op>(exec, pairs, values)`, `apply<Op>(exec, pairs,
+/// query_values, reference_values)`, each optionally followed by the corrections.
+template <class Op, class Exec, class Q, class R, class Adjacency, class... Args>
+Buffer<ops::pairs_output_t<Op, ops::Pairs<Q, R, Adjacency>, Args...>, Exec>
+apply(const Exec& exec, const ops::Pairs<Q, R, Adjacency>& pairs, const Args&... args) {
+  using Out = ops::pairs_output_t<Op, ops::Pairs<Q, R, Adjacency>, Args...>;
+  Buffer<Out, Exec> out(exec, pairloop::checked_size(pairs.queries, "apply", "queries"));
+  apply_into<Op>(exec, pairs, Span<Out>{out.data(), out.size()}, args...);
+  return out;
+}
+
+/// Deprecated: `apply_into<Op>(exec, ops::pairs(queries, references, domain, adjacency,
+/// options), out, query_values, reference_values, corrections)`, which it forwards to.
 template <class Op,
           class Exec,
           class Queries,
@@ -92,30 +133,23 @@ template <class Op,
           std::enable_if_t<ops::detail::are_field_values_v<QueryValues, ReferenceValues> &&
                                !ops::is_pairs_v<Queries>,
                            int> = 0>
-void apply_into(
-    const Exec& exec,
-    const Queries& queries,
-    const References& references,
-    const Domain<Queries::dim, typename Queries::primal_scalar>& domain,
-    const Adjacency& adjacency,
-    const QueryValues& query_values,
-    const ReferenceValues& reference_values,
-    Span<ops::output_of_t<Op, Queries, References, QueryValues, ReferenceValues, Corr>> out,
-    const ApplyOptions<typename Queries::primal_scalar>& options = {},
-    const Corr& corrections = {}) {
-  constexpr const char* function = "apply";
-  SPHAD_REQUIRE(
-      out.size() == queries.size(), function, "out",
-      sphad::detail::concat("has ", out.size(), " entries for ", queries.size(), " queries"));
-  using Out = ops::output_of_t<Op, Queries, References, QueryValues, ReferenceValues, Corr>;
-  pairloop::evaluate_all<Op>(exec, queries, references, domain, adjacency, query_values,
-                             reference_values, options, corrections,
-                             pairloop::StoreAt<Out>{out.data()}, function);
+SPHAD_DEPRECATED_SPELLED_OUT void
+apply_into(const Exec& exec,
+           const Queries& queries,
+           const References& references,
+           const Domain<Queries::dim, typename Queries::primal_scalar>& domain,
+           const Adjacency& adjacency,
+           const QueryValues& query_values,
+           const ReferenceValues& reference_values,
+           Span<ops::output_of_t<Op, Queries, References, QueryValues, ReferenceValues, Corr>> out,
+           const ApplyOptions<typename Queries::primal_scalar>& options = {},
+           const Corr& corrections = {}) {
+  apply_into<Op>(exec, ops::pairs(queries, references, domain, adjacency, options), out,
+                 query_values, reference_values, corrections);
 }
 
-/// `apply_into` with the output allocated here: a `Buffer` of Nq outputs in the memory of
-/// `Exec` (stream-ordered on CUDA: still no synchronization). `Adjacency` is a `NeighborList`
-/// or a `search::HashGrid` (grid traversal).
+/// Deprecated: `apply<Op>(exec, ops::pairs(queries, references, domain, adjacency, options),
+/// query_values, reference_values, corrections)`, which it forwards to.
 template <class Op,
           class Exec,
           class Queries,
@@ -127,24 +161,23 @@ template <class Op,
           std::enable_if_t<ops::detail::are_field_values_v<QueryValues, ReferenceValues> &&
                                !ops::is_pairs_v<Queries>,
                            int> = 0>
-Buffer<ops::output_of_t<Op, Queries, References, QueryValues, ReferenceValues, Corr>, Exec>
-apply(const Exec& exec,
-      const Queries& queries,
-      const References& references,
-      const Domain<Queries::dim, typename Queries::primal_scalar>& domain,
-      const Adjacency& adjacency,
-      const QueryValues& query_values = {},
-      const ReferenceValues& reference_values = {},
-      const ApplyOptions<typename Queries::primal_scalar>& options = {},
-      const Corr& corrections = {}) {
-  using Out = ops::output_of_t<Op, Queries, References, QueryValues, ReferenceValues, Corr>;
-  Buffer<Out, Exec> out(exec, pairloop::checked_size(queries, "apply", "queries"));
-  apply_into<Op>(exec, queries, references, domain, adjacency, query_values, reference_values,
-                 Span<Out>{out.data(), out.size()}, options, corrections);
-  return out;
+SPHAD_DEPRECATED_SPELLED_OUT
+    Buffer<ops::output_of_t<Op, Queries, References, QueryValues, ReferenceValues, Corr>, Exec>
+    apply(const Exec& exec,
+          const Queries& queries,
+          const References& references,
+          const Domain<Queries::dim, typename Queries::primal_scalar>& domain,
+          const Adjacency& adjacency,
+          const QueryValues& query_values = {},
+          const ReferenceValues& reference_values = {},
+          const ApplyOptions<typename Queries::primal_scalar>& options = {},
+          const Corr& corrections = {}) {
+  return apply<Op>(exec, ops::pairs(queries, references, domain, adjacency, options), query_values,
+                   reference_values, corrections);
 }
 
-/// `apply_into` for an operator without fields (Density, Covariance): no value arguments.
+/// Deprecated: `apply_into<Op>(exec, ops::pairs(queries, references, domain, adjacency,
+/// options), out[, corrections])` for an operator without fields.
 template <
     class Op,
     class Exec,
@@ -153,20 +186,21 @@ template <
     class Adjacency,
     class Corr = ops::Uncorrected,
     std::enable_if_t<ops::detail::is_corrections_v<Corr> && !ops::is_pairs_v<Queries>, int> = 0>
-void apply_into(const Exec& exec,
-                const Queries& queries,
-                const References& references,
-                const Domain<Queries::dim, typename Queries::primal_scalar>& domain,
-                const Adjacency& adjacency,
-                Span<ops::fieldless_output_t<Op, Queries, References, Corr>> out,
-                const ApplyOptions<typename Queries::primal_scalar>& options = {},
-                const Corr& corrections = {}) {
-  apply_into<Op>(exec, queries, references, domain, adjacency, Span<const ops::NoField>{},
-                 Span<const ops::NoField>{}, out, options, corrections);
+SPHAD_DEPRECATED_SPELLED_OUT void
+apply_into(const Exec& exec,
+           const Queries& queries,
+           const References& references,
+           const Domain<Queries::dim, typename Queries::primal_scalar>& domain,
+           const Adjacency& adjacency,
+           Span<ops::fieldless_output_t<Op, Queries, References, Corr>> out,
+           const ApplyOptions<typename Queries::primal_scalar>& options = {},
+           const Corr& corrections = {}) {
+  apply_into<Op>(exec, ops::pairs(queries, references, domain, adjacency, options), out,
+                 corrections);
 }
 
-/// `apply` for an operator without fields with options (and corrections): no value arguments
-/// (`apply<Density>(exec, queries, references, domain, list, options)`).
+/// Deprecated: `apply<Op>(exec, ops::pairs(queries, references, domain, adjacency, options)[,
+/// corrections])` for an operator without fields.
 template <
     class Op,
     class Exec,
@@ -175,7 +209,9 @@ template <
     class Adjacency,
     class Corr = ops::Uncorrected,
     std::enable_if_t<ops::detail::is_corrections_v<Corr> && !ops::is_pairs_v<Queries>, int> = 0>
-Buffer<ops::fieldless_output_t<Op, Queries, References, Corr>, Exec>
+[[deprecated(
+    "bind the pairs once: apply<Op>(exec, ops::pairs(queries, references, domain, "
+    "adjacency, options))")]] Buffer<ops::fieldless_output_t<Op, Queries, References, Corr>, Exec>
 apply(const Exec& exec,
       const Queries& queries,
       const References& references,
@@ -183,45 +219,7 @@ apply(const Exec& exec,
       const Adjacency& adjacency,
       const ApplyOptions<typename Queries::primal_scalar>& options,
       const Corr& corrections = {}) {
-  return apply<Op>(exec, queries, references, domain, adjacency, Span<const ops::NoField>{},
-                   Span<const ops::NoField>{}, options, corrections);
-}
-
-namespace ops {
-/// What each query gets from Op over pairs P, called with the value arguments Args.
-template <class Op, class P, class... Args>
-using pairs_output_t = detail::pairs_call_t<output_of_t, Op, P, Args...>;
-} // namespace ops
-
-/// `apply` over bound pairs (`ops::pairs`): `apply<Op>(exec, pairs)` for an operator without
-/// fields, `apply<Op>(exec, pairs, values)` with one view for queries and references,
-/// `apply<Op>(exec, pairs, query_values, reference_values)`; each optionally followed by the
-/// corrections. The same computation, checks and bits as the call with every argument spelled
-/// out.
-template <class Op, class Exec, class Q, class R, class Adjacency, class... Args>
-Buffer<ops::pairs_output_t<Op, ops::Pairs<Q, R, Adjacency>, Args...>, Exec>
-apply(const Exec& exec, const ops::Pairs<Q, R, Adjacency>& pairs, const Args&... args) {
-  return ops::detail::with_call_values(
-      [&](const auto& qv, const auto& rv, const auto& c) {
-        return apply<Op>(exec, pairs.queries, pairs.references, pairs.domain, *pairs.adjacency, qv,
-                         rv, pairs.options, c);
-      },
-      args...);
-}
-
-/// `apply_into` over bound pairs: `apply_into<Op>(exec, pairs, out, values...)`, the value
-/// arguments as in `apply` over pairs.
-template <class Op, class Exec, class Q, class R, class Adjacency, class... Args>
-void apply_into(const Exec& exec,
-                const ops::Pairs<Q, R, Adjacency>& pairs,
-                Span<ops::pairs_output_t<Op, ops::Pairs<Q, R, Adjacency>, Args...>> out,
-                const Args&... args) {
-  ops::detail::with_call_values(
-      [&](const auto& qv, const auto& rv, const auto& c) {
-        apply_into<Op>(exec, pairs.queries, pairs.references, pairs.domain, *pairs.adjacency, qv,
-                       rv, out, pairs.options, c);
-      },
-      args...);
+  return apply<Op>(exec, ops::pairs(queries, references, domain, adjacency, options), corrections);
 }
 
 } // namespace sphad

@@ -66,14 +66,76 @@ struct JVPResult {
   Buffer<Out, Exec> tangents;
 };
 
-/// Forward mode: evaluates `Op` like `apply_into` and writes the primal output to `primal`
-/// ([Nq]) and the directional derivatives to `tangents` ([N · Nq], direction-major). Any input
-/// view may carry tangents — a `DualView` pairing a primal array with N tangent arrays
-/// (`with_tangents`; sets: `with_positions(...)` etc.; correction states: `.with_tangents(...)`)
-/// or an array of `Dual` elements — and only those pay; an input without tangents is an exact
-/// zero direction. Kinds, neighbour lists, grids and the domain carry none (they
-/// cannot be given any). The primal equals `apply`'s bitwise. Allocates nothing and never
-/// synchronizes. Throws like `apply_into` (argument names `primal`, `tangents` for outputs).
+namespace ops {
+/// The primal output element of a JVP of Op over pairs P with the value arguments Args.
+template <class Op, class P, class... Args>
+using pairs_jvp_primal_t = detail::pairs_call_t<jvp_primal_t, Op, P, Args...>;
+} // namespace ops
+
+/// Forward mode: evaluates `Op` over `pairs` like `apply_into` (the value arguments as there)
+/// and writes the primal output to `primal` ([Nq]) and the directional derivatives to
+/// `tangents` ([N · Nq], direction-major). Any input view may carry tangents — a `DualView`
+/// pairing a primal array with N tangent arrays (`with_tangents`; sets: `with_positions(...)`
+/// etc.; correction states: `.with_tangents(...)`) or an array of `Dual` elements — and only
+/// those pay; an input without tangents is an exact zero direction. Kinds, neighbour lists,
+/// grids and the domain carry none (they cannot be given any). The primal equals `apply`'s
+/// bitwise. Allocates nothing and never synchronizes. Throws like `apply_into` (argument names
+/// `primal`, `tangents` for outputs).
+template <class Op, class Exec, class Q, class R, class Adjacency, class... Args>
+void jvp_into(const Exec& exec,
+              const ops::Pairs<Q, R, Adjacency>& pairs,
+              Span<ops::pairs_jvp_primal_t<Op, ops::Pairs<Q, R, Adjacency>, Args...>> primal,
+              Span<ops::pairs_jvp_primal_t<Op, ops::Pairs<Q, R, Adjacency>, Args...>> tangents,
+              const Args&... args) {
+  ops::detail::with_call_values(
+      [&](const auto& qv, const auto& rv, const auto& c) {
+        constexpr const char* function = "jvp";
+        using Types = ops::detail::JVPTypes<Op, Q, R, std::decay_t<decltype(qv)>,
+                                            std::decay_t<decltype(rv)>, std::decay_t<decltype(c)>>;
+        static_assert(Types::has_tangents,
+                      "sphad::jvp: no input carries tangents; give at least one input a DualView "
+                      "(with_tangents) or Dual elements, or call apply");
+        const std::int64_t n = pairs.queries.size();
+        SPHAD_REQUIRE(primal.size() == n, function, "primal",
+                      sphad::detail::concat("has ", primal.size(), " entries for ", n, " queries"));
+        SPHAD_REQUIRE(tangents.size() == Types::directions * n, function, "tangents",
+                      sphad::detail::concat("has ", tangents.size(), " entries; ",
+                                            Types::directions, " direction(s) of ", n,
+                                            " queries need ", Types::directions * n));
+        pairloop::evaluate_all<Op>(exec, pairs.queries, pairs.references, pairs.domain,
+                                   *pairs.adjacency, qv, rv, pairs.options, c,
+                                   pairloop::StoreSplit<typename Types::output, Types::directions>{
+                                       primal.data(), tangents.data(), n},
+                                   function);
+      },
+      args...);
+}
+
+/// `jvp_into` over `pairs` with both outputs allocated here (stream-ordered on CUDA, no
+/// synchronization): `jvp<Op>(exec, pairs, values...[, corrections])`.
+template <class Op, class Exec, class Q, class R, class Adjacency, class... Args>
+JVPResult<ops::pairs_jvp_primal_t<Op, ops::Pairs<Q, R, Adjacency>, Args...>, Exec>
+jvp(const Exec& exec, const ops::Pairs<Q, R, Adjacency>& pairs, const Args&... args) {
+  using Primal = ops::pairs_jvp_primal_t<Op, ops::Pairs<Q, R, Adjacency>, Args...>;
+  using Types = ops::detail::PairsCall<ops::detail::JVPTypes, Op, ops::Pairs<Q, R, Adjacency>,
+                                       ops::detail::CallValues<Args...>>;
+  const std::int64_t n = pairloop::checked_size(pairs.queries, "jvp", "queries");
+  const std::int64_t directions = [] {
+    if constexpr (ops::detail::CallValues<Args...>::well_formed) {
+      return std::int64_t(Types::type::directions);
+    } else {
+      return std::int64_t(0);
+    }
+  }();
+  JVPResult<Primal, Exec> out{Buffer<Primal, Exec>(exec, n),
+                              Buffer<Primal, Exec>(exec, directions * n)};
+  jvp_into<Op>(exec, pairs, Span<Primal>{out.primal.data(), out.primal.size()},
+               Span<Primal>{out.tangents.data(), out.tangents.size()}, args...);
+  return out;
+}
+
+/// Deprecated: `jvp_into<Op>(exec, ops::pairs(queries, references, domain, adjacency, options),
+/// primal, tangents, query_values, reference_values, corrections)`, which it forwards to.
 template <class Op,
           class Exec,
           class Queries,
@@ -85,7 +147,7 @@ template <class Op,
           std::enable_if_t<ops::detail::are_field_values_v<QueryValues, ReferenceValues> &&
                                !ops::is_pairs_v<Queries>,
                            int> = 0>
-void jvp_into(
+SPHAD_DEPRECATED_SPELLED_OUT void jvp_into(
     const Exec& exec,
     const Queries& queries,
     const References& references,
@@ -97,26 +159,12 @@ void jvp_into(
     Span<ops::jvp_primal_t<Op, Queries, References, QueryValues, ReferenceValues, Corr>> tangents,
     const ApplyOptions<typename Queries::primal_scalar>& options = {},
     const Corr& corrections = {}) {
-  constexpr const char* function = "jvp";
-  using Types = ops::detail::JVPTypes<Op, Queries, References, QueryValues, ReferenceValues, Corr>;
-  static_assert(Types::has_tangents,
-                "sphad::jvp: no input carries tangents; give at least one input a DualView "
-                "(with_tangents) or Dual elements, or call apply");
-  const std::int64_t n = queries.size();
-  SPHAD_REQUIRE(primal.size() == n, function, "primal",
-                sphad::detail::concat("has ", primal.size(), " entries for ", n, " queries"));
-  SPHAD_REQUIRE(tangents.size() == Types::directions * n, function, "tangents",
-                sphad::detail::concat("has ", tangents.size(), " entries; ", Types::directions,
-                                      " direction(s) of ", n, " queries need ",
-                                      Types::directions * n));
-  pairloop::evaluate_all<Op>(exec, queries, references, domain, adjacency, query_values,
-                             reference_values, options, corrections,
-                             pairloop::StoreSplit<typename Types::output, Types::directions>{
-                                 primal.data(), tangents.data(), n},
-                             function);
+  jvp_into<Op>(exec, ops::pairs(queries, references, domain, adjacency, options), primal, tangents,
+               query_values, reference_values, corrections);
 }
 
-/// `jvp_into` with both outputs allocated here (stream-ordered on CUDA, no synchronization).
+/// Deprecated: `jvp<Op>(exec, ops::pairs(queries, references, domain, adjacency, options),
+/// query_values, reference_values, corrections)`, which it forwards to.
 template <class Op,
           class Exec,
           class Queries,
@@ -128,7 +176,7 @@ template <class Op,
           std::enable_if_t<ops::detail::are_field_values_v<QueryValues, ReferenceValues> &&
                                !ops::is_pairs_v<Queries>,
                            int> = 0>
-JVPResult<ops::jvp_primal_t<Op, Queries, References, QueryValues, ReferenceValues, Corr>, Exec>
+SPHAD_DEPRECATED_SPELLED_OUT auto
 jvp(const Exec& exec,
     const Queries& queries,
     const References& references,
@@ -137,19 +185,15 @@ jvp(const Exec& exec,
     const QueryValues& query_values = {},
     const ReferenceValues& reference_values = {},
     const ApplyOptions<typename Queries::primal_scalar>& options = {},
-    const Corr& corrections = {}) {
-  using Types = ops::detail::JVPTypes<Op, Queries, References, QueryValues, ReferenceValues, Corr>;
-  using Primal = typename Types::primal;
-  const std::int64_t n = pairloop::checked_size(queries, "jvp", "queries");
-  JVPResult<Primal, Exec> out{Buffer<Primal, Exec>(exec, n),
-                              Buffer<Primal, Exec>(exec, Types::directions * n)};
-  jvp_into<Op>(exec, queries, references, domain, adjacency, query_values, reference_values,
-               Span<Primal>{out.primal.data(), out.primal.size()},
-               Span<Primal>{out.tangents.data(), out.tangents.size()}, options, corrections);
-  return out;
+    const Corr& corrections = {})
+    -> JVPResult<ops::jvp_primal_t<Op, Queries, References, QueryValues, ReferenceValues, Corr>,
+                 Exec> {
+  return jvp<Op>(exec, ops::pairs(queries, references, domain, adjacency, options), query_values,
+                 reference_values, corrections);
 }
 
-/// `jvp_into` for an operator without fields (Density, Covariance): no value arguments.
+/// Deprecated: `jvp_into<Op>(exec, ops::pairs(queries, references, domain, adjacency, options),
+/// primal, tangents[, corrections])` for an operator without fields.
 template <class Op,
           class Exec,
           class Queries,
@@ -157,20 +201,22 @@ template <class Op,
           class Adjacency,
           class Corr = ops::Uncorrected,
           std::enable_if_t<!ops::is_pairs_v<Queries>, int> = 0>
-void jvp_into(const Exec& exec,
-              const Queries& queries,
-              const References& references,
-              const Domain<Queries::dim, typename Queries::primal_scalar>& domain,
-              const Adjacency& adjacency,
-              Span<ops::fieldless_jvp_primal_t<Op, Queries, References, Corr>> primal,
-              Span<ops::fieldless_jvp_primal_t<Op, Queries, References, Corr>> tangents,
-              const ApplyOptions<typename Queries::primal_scalar>& options = {},
-              const Corr& corrections = {}) {
-  jvp_into<Op>(exec, queries, references, domain, adjacency, Span<const ops::NoField>{},
-               Span<const ops::NoField>{}, primal, tangents, options, corrections);
+SPHAD_DEPRECATED_SPELLED_OUT void
+jvp_into(const Exec& exec,
+         const Queries& queries,
+         const References& references,
+         const Domain<Queries::dim, typename Queries::primal_scalar>& domain,
+         const Adjacency& adjacency,
+         Span<ops::fieldless_jvp_primal_t<Op, Queries, References, Corr>> primal,
+         Span<ops::fieldless_jvp_primal_t<Op, Queries, References, Corr>> tangents,
+         const ApplyOptions<typename Queries::primal_scalar>& options = {},
+         const Corr& corrections = {}) {
+  jvp_into<Op>(exec, ops::pairs(queries, references, domain, adjacency, options), primal, tangents,
+               corrections);
 }
 
-/// `jvp` for an operator without fields with options (and corrections): no value arguments.
+/// Deprecated: `jvp<Op>(exec, ops::pairs(queries, references, domain, adjacency, options)[,
+/// corrections])` for an operator without fields.
 template <
     class Op,
     class Exec,
@@ -179,50 +225,15 @@ template <
     class Adjacency,
     class Corr = ops::Uncorrected,
     std::enable_if_t<ops::detail::is_corrections_v<Corr> && !ops::is_pairs_v<Queries>, int> = 0>
-auto jvp(const Exec& exec,
-         const Queries& queries,
-         const References& references,
-         const Domain<Queries::dim, typename Queries::primal_scalar>& domain,
-         const Adjacency& adjacency,
-         const ApplyOptions<typename Queries::primal_scalar>& options,
-         const Corr& corrections = {}) {
-  return jvp<Op>(exec, queries, references, domain, adjacency, Span<const ops::NoField>{},
-                 Span<const ops::NoField>{}, options, corrections);
-}
-
-namespace ops {
-/// The primal output element of a JVP of Op over pairs P with the value arguments Args.
-template <class Op, class P, class... Args>
-using pairs_jvp_primal_t = detail::pairs_call_t<jvp_primal_t, Op, P, Args...>;
-} // namespace ops
-
-/// `jvp` over bound pairs (`ops::pairs`): the value arguments as in `apply` over pairs
-/// (`jvp<Op>(exec, pairs, values[, corrections])`); some input — a set's field, the values, a
-/// correction state — carries tangents.
-template <class Op, class Exec, class Q, class R, class Adjacency, class... Args>
-JVPResult<ops::pairs_jvp_primal_t<Op, ops::Pairs<Q, R, Adjacency>, Args...>, Exec>
-jvp(const Exec& exec, const ops::Pairs<Q, R, Adjacency>& pairs, const Args&... args) {
-  return ops::detail::with_call_values(
-      [&](const auto& qv, const auto& rv, const auto& c) {
-        return jvp<Op>(exec, pairs.queries, pairs.references, pairs.domain, *pairs.adjacency, qv,
-                       rv, pairs.options, c);
-      },
-      args...);
-}
-
-/// `jvp_into` over bound pairs: `jvp_into<Op>(exec, pairs, primal, tangents, values...)`.
-template <class Op, class Exec, class Q, class R, class Adjacency, class... Args>
-void jvp_into(const Exec& exec,
-              const ops::Pairs<Q, R, Adjacency>& pairs,
-              Span<ops::pairs_jvp_primal_t<Op, ops::Pairs<Q, R, Adjacency>, Args...>> primal,
-              Span<ops::pairs_jvp_primal_t<Op, ops::Pairs<Q, R, Adjacency>, Args...>> tangents,
-              const Args&... args) {
-  ops::detail::with_call_values(
-      [&](const auto& qv, const auto& rv, const auto& c) {
-        jvp_into<Op>(exec, pairs.queries, pairs.references, pairs.domain, *pairs.adjacency, qv, rv,
-                     primal, tangents, pairs.options, c);
-      },
-      args...);
+SPHAD_DEPRECATED_SPELLED_OUT auto
+jvp(const Exec& exec,
+    const Queries& queries,
+    const References& references,
+    const Domain<Queries::dim, typename Queries::primal_scalar>& domain,
+    const Adjacency& adjacency,
+    const ApplyOptions<typename Queries::primal_scalar>& options,
+    const Corr& corrections = {}) {
+  return jvp<Op>(exec, ops::pairs(queries, references, domain, adjacency, options), corrections);
 }
 
 } // namespace sphad

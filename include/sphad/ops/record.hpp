@@ -27,49 +27,34 @@
 /// then over the chunks, on CUDA each pair stores them and the references gather over the
 /// entries grouped by reference. No atomics: the gradients are bitwise reproducible, on any
 /// thread count. Includes `record_map` (<sphad/sim/record_map.hpp>), the row-wise functions'
-/// record. The backward's parts live in <sphad/ops/detail/>: `operator_record.hpp` (the record
-/// and its backward), `reverse_sweep.hpp` and `reverse_policy.hpp` (the sweep and its per-space
-/// constants), `pair_derivatives.hpp` and `kernel_part_adjoint.hpp` (a pair's directions),
-/// `direction_layout.hpp`, `gradient_targets.hpp`, `field_maps.hpp` and `leaf_algebra.hpp`.
+/// record. The backward's parts live in the engine's <sphad/pairloop/reverse/>:
+/// `operator_record.hpp` (the record and its backward), `sweep.hpp` and `policy.hpp` (the sweep
+/// and its per-space constants), `pair_directions.hpp` and `kernel_part_adjoint.hpp` (a pair's
+/// directions), `direction_layout.hpp`, `gradient_targets.hpp`, `row_chunks.hpp` and
+/// `leaf_algebra.hpp` (and <sphad/pairloop/field_maps.hpp>).
 
 namespace sphad {
 
-/// Reverse mode: evaluates `Op` like `apply` and records the launch on `tape` when any input
-/// is a `Variable` (a set field, the field values, a correction state's array); returns the
-/// output [Nq] as a `Variable` owned by the tape (feed it to later records, seed it in
-/// `Tape::backward`). A `Variable` used in several roles (the same set as queries and
-/// references, Ω of both sides) gets the sum of its roles once. The record keeps the argument
-/// views as they are now (the arrays must stay alive until the backward; writing a variable
-/// through `Variable::write` after recording makes the backward throw) and its own copy of
-/// `neighbors` (on CUDA also its entries grouped by reference, `transpose_entries`; built here,
-/// stream-ordered; rebuild the list freely). The backward is the operator's own pair term in
-/// dual numbers, one direction per scalar of a pair's tracked inputs (the pair vector standing
-/// for both positions), each pair evaluated once: queries sum their rows, references sum their
-/// pairs' adjoints in a fixed order (host: per chunk of rows, then over the chunks; CUDA: over
-/// the grouped entries) — no atomics, bitwise reproducible on any thread count. Every operator,
-/// scheme and correction differentiates, in every input a `Variable` may track; kinds and
-/// directions filter the pairs exactly as in the primal (a pair the primal skips adds no
-/// adjoint). Throws like `apply_into` before anything is recorded.
+namespace ops::detail {
+/// `record` over pairs with the value arguments parsed.
 template <class Op,
           class Exec,
           class Queries,
           class References,
-          class QueryValues = Span<const ops::NoField>,
-          class ReferenceValues = QueryValues,
-          class Corr = ops::Uncorrected,
-          std::enable_if_t<ops::detail::are_field_values_v<QueryValues, ReferenceValues> &&
-                               !ops::is_pairs_v<Queries>,
-                           int> = 0>
-auto record(Tape<Exec>& tape,
-            const Queries& queries,
-            const References& references,
-            const Domain<Queries::dim, typename Queries::primal_scalar>& domain,
-            const NeighborList<Exec>& neighbors,
-            const QueryValues& query_values = {},
-            const ReferenceValues& reference_values = {},
-            const ApplyOptions<typename Queries::primal_scalar>& options = {},
-            const Corr& corrections = {}) {
+          class QueryValues,
+          class ReferenceValues,
+          class Corr>
+auto record_over(Tape<Exec>& tape,
+                 const Pairs<Queries, References, NeighborList<Exec>>& pairs,
+                 const QueryValues& query_values,
+                 const ReferenceValues& reference_values,
+                 const Corr& corrections) {
   using namespace pairloop;
+  const Queries& queries = pairs.queries;
+  const References& references = pairs.references;
+  const auto& domain = pairs.domain;
+  const NeighborList<Exec>& neighbors = *pairs.adjacency;
+  const auto& options = pairs.options;
   static_assert(!is_std_vector_v<QueryValues> && !is_std_vector_v<ReferenceValues>,
                 "sphad::record: the record keeps its field values as views until the backward; "
                 "pass a Variable, or Span<const T>(vector) for values without a gradient");
@@ -117,29 +102,26 @@ auto record(Tape<Exec>& tape,
   }
   return out;
 }
+} // namespace ops::detail
 
-/// `record` for an operator without fields with options (and corrections): no value arguments
-/// (`record<Density>(tape, queries, references, domain, list, options)`).
-template <
-    class Op,
-    class Exec,
-    class Queries,
-    class References,
-    class Corr = ops::Uncorrected,
-    std::enable_if_t<ops::detail::is_corrections_v<Corr> && !ops::is_pairs_v<Queries>, int> = 0>
-auto record(Tape<Exec>& tape,
-            const Queries& queries,
-            const References& references,
-            const Domain<Queries::dim, typename Queries::primal_scalar>& domain,
-            const NeighborList<Exec>& neighbors,
-            const ApplyOptions<typename Queries::primal_scalar>& options,
-            const Corr& corrections = {}) {
-  return record<Op>(tape, queries, references, domain, neighbors, Span<const ops::NoField>{},
-                    Span<const ops::NoField>{}, options, corrections);
-}
-
-/// `record` over bound pairs (`ops::pairs` over a `NeighborList` of the tape's space): the value
-/// arguments as in `apply` over pairs (`record<Op>(tape, pairs, values[, corrections])`).
+/// Reverse mode: `record<Op>(tape, pairs, values...[, corrections])` over `pairs` (`ops::pairs`
+/// over a `NeighborList` of the tape's space; the value arguments as in `apply`) evaluates `Op`
+/// like `apply` and records the launch on `tape` when any input
+/// is a `Variable` (a set field, the field values, a correction state's array); returns the
+/// output [Nq] as a `Variable` owned by the tape (feed it to later records, seed it in
+/// `Tape::backward`). A `Variable` used in several roles (the same set as queries and
+/// references, Ω of both sides) gets the sum of its roles once. The record keeps the argument
+/// views as they are now (the arrays must stay alive until the backward; writing a variable
+/// through `Variable::write` after recording makes the backward throw) and its own copy of
+/// the pairs' list (on CUDA also its entries grouped by reference, `transpose_entries`; built here,
+/// stream-ordered; rebuild the list freely). The backward is the operator's own pair term in
+/// dual numbers, one direction per scalar of a pair's tracked inputs (the pair vector standing
+/// for both positions), each pair evaluated once: queries sum their rows, references sum their
+/// pairs' adjoints in a fixed order (host: per chunk of rows, then over the chunks; CUDA: over
+/// the grouped entries) — no atomics, bitwise reproducible on any thread count. Every operator,
+/// scheme and correction differentiates, in every input a `Variable` may track; kinds and
+/// directions filter the pairs exactly as in the primal (a pair the primal skips adds no
+/// adjoint). Throws like `apply_into` before anything is recorded.
 template <class Op, class Exec, class Q, class R, class Adjacency, class... Args>
 auto record(Tape<Exec>& tape, const ops::Pairs<Q, R, Adjacency>& pairs, const Args&... args) {
   static_assert(std::is_same_v<Adjacency, NeighborList<Exec>>,
@@ -147,10 +129,55 @@ auto record(Tape<Exec>& tape, const ops::Pairs<Q, R, Adjacency>& pairs, const Ar
                 "space (a record keeps a copy of its list; it does not traverse a search grid)");
   return ops::detail::with_call_values(
       [&](const auto& qv, const auto& rv, const auto& c) {
-        return record<Op>(tape, pairs.queries, pairs.references, pairs.domain, *pairs.adjacency, qv,
-                          rv, pairs.options, c);
+        return ops::detail::record_over<Op>(tape, pairs, qv, rv, c);
       },
       args...);
+}
+
+/// Deprecated: `record<Op>(tape, ops::pairs(queries, references, domain, neighbors, options),
+/// query_values, reference_values, corrections)`, which it forwards to.
+template <class Op,
+          class Exec,
+          class Queries,
+          class References,
+          class QueryValues = Span<const ops::NoField>,
+          class ReferenceValues = QueryValues,
+          class Corr = ops::Uncorrected,
+          std::enable_if_t<ops::detail::are_field_values_v<QueryValues, ReferenceValues> &&
+                               !ops::is_pairs_v<Queries>,
+                           int> = 0>
+SPHAD_DEPRECATED_SPELLED_OUT auto
+record(Tape<Exec>& tape,
+       const Queries& queries,
+       const References& references,
+       const Domain<Queries::dim, typename Queries::primal_scalar>& domain,
+       const NeighborList<Exec>& neighbors,
+       const QueryValues& query_values = {},
+       const ReferenceValues& reference_values = {},
+       const ApplyOptions<typename Queries::primal_scalar>& options = {},
+       const Corr& corrections = {}) {
+  return record<Op>(tape, ops::pairs(queries, references, domain, neighbors, options), query_values,
+                    reference_values, corrections);
+}
+
+/// Deprecated: `record<Op>(tape, ops::pairs(queries, references, domain, neighbors, options)[,
+/// corrections])` for an operator without fields.
+template <
+    class Op,
+    class Exec,
+    class Queries,
+    class References,
+    class Corr = ops::Uncorrected,
+    std::enable_if_t<ops::detail::is_corrections_v<Corr> && !ops::is_pairs_v<Queries>, int> = 0>
+SPHAD_DEPRECATED_SPELLED_OUT auto
+record(Tape<Exec>& tape,
+       const Queries& queries,
+       const References& references,
+       const Domain<Queries::dim, typename Queries::primal_scalar>& domain,
+       const NeighborList<Exec>& neighbors,
+       const ApplyOptions<typename Queries::primal_scalar>& options,
+       const Corr& corrections = {}) {
+  return record<Op>(tape, ops::pairs(queries, references, domain, neighbors, options), corrections);
 }
 
 } // namespace sphad
