@@ -11,6 +11,6 @@
 #include <sphad/ad/dual_math.hpp>
 #include <sphad/ad/dual_view.hpp>
 #include <sphad/ad/safe.hpp>
-#include <sphad/ad/scalar_traits.hpp>
 #include <sphad/ad/tape.hpp>
 #include <sphad/ad/variable.hpp>
+#include <sphad/scalar_traits.hpp>

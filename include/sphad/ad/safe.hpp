@@ -6,8 +6,8 @@
 
 #include <sphad/ad/dual.hpp>
 #include <sphad/ad/lanewise.hpp>
-#include <sphad/ad/scalar_traits.hpp>
 #include <sphad/math/vec.hpp>
+#include <sphad/scalar_traits.hpp>
 
 #include <cmath>
 #include <type_traits>

@@ -5,7 +5,6 @@
 #include <sphad/config.hpp>
 
 #include <sphad/ad/safe.hpp>
-#include <sphad/ad/scalar_traits.hpp>
 #include <sphad/corrections/crk_factors.hpp>
 #include <sphad/corrections/detail/crk_stages.hpp>
 #include <sphad/corrections/detail/stage.hpp>
@@ -16,6 +15,7 @@
 #include <sphad/ops/record.hpp>
 #include <sphad/ops/runtime.hpp>
 #include <sphad/pair/corrections.hpp>
+#include <sphad/scalar_traits.hpp>
 
 #include <cstdint>
 

@@ -6,12 +6,12 @@
 
 #include <sphad/ad/dual_view.hpp>
 #include <sphad/ad/safe.hpp>
-#include <sphad/ad/scalar_traits.hpp>
 #include <sphad/math/mat.hpp>
 #include <sphad/math/scalar.hpp>
 #include <sphad/math/vec.hpp>
 #include <sphad/pair/leaves.hpp>
 #include <sphad/particles.hpp>
+#include <sphad/scalar_traits.hpp>
 
 #include <cstdint>
 

@@ -5,13 +5,13 @@
 #include <sphad/config.hpp>
 
 #include <sphad/ad/safe.hpp>
-#include <sphad/ad/scalar_traits.hpp>
 #include <sphad/corrections/detail/stage.hpp>
 #include <sphad/exec/buffer.hpp>
 #include <sphad/kernels/evaluate.hpp>
 #include <sphad/ops/record.hpp>
 #include <sphad/ops/runtime.hpp>
 #include <sphad/pair/corrections.hpp>
+#include <sphad/scalar_traits.hpp>
 
 #include <cstdint>
 

@@ -4,7 +4,6 @@
 
 #include <sphad/config.hpp>
 
-#include <sphad/ad/scalar_traits.hpp>
 #include <sphad/corrections/detail/stage.hpp>
 #include <sphad/exec/buffer.hpp>
 #include <sphad/math/mat.hpp>
@@ -14,6 +13,7 @@
 #include <sphad/ops/record.hpp>
 #include <sphad/ops/runtime.hpp>
 #include <sphad/pair/corrections.hpp>
+#include <sphad/scalar_traits.hpp>
 
 #include <cstdint>
 

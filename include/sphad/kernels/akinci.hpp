@@ -5,9 +5,9 @@
 #include <sphad/config.hpp>
 
 #include <sphad/ad/dual_math.hpp>
-#include <sphad/ad/scalar_traits.hpp>
 #include <sphad/kernels/kernel_id.hpp>
 #include <sphad/math/scalar.hpp>
+#include <sphad/scalar_traits.hpp>
 
 #include <cmath>
 

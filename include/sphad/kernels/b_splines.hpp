@@ -4,10 +4,10 @@
 
 #include <sphad/config.hpp>
 
-#include <sphad/ad/scalar_traits.hpp>
 #include <sphad/kernels/detail/truncated_powers.hpp>
 #include <sphad/kernels/kernel_id.hpp>
 #include <sphad/math/scalar.hpp>
+#include <sphad/scalar_traits.hpp>
 
 /// \file
 /// \brief The B-spline kernels (cubic M4, quartic M5, quintic M6, and the Schoenberg B7, B8):

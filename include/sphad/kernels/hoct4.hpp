@@ -4,9 +4,9 @@
 
 #include <sphad/config.hpp>
 
-#include <sphad/ad/scalar_traits.hpp>
 #include <sphad/kernels/detail/truncated_powers.hpp>
 #include <sphad/kernels/kernel_id.hpp>
+#include <sphad/scalar_traits.hpp>
 
 /// \file
 /// \brief HOCT4, the "higher-order core triangle" kernel of Read, Hayfield & Agertz (2010)

@@ -4,8 +4,8 @@
 
 #include <sphad/config.hpp>
 
-#include <sphad/ad/scalar_traits.hpp>
 #include <sphad/kernels/kernel_id.hpp>
+#include <sphad/scalar_traits.hpp>
 
 #include <type_traits>
 

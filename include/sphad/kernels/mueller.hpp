@@ -4,9 +4,9 @@
 
 #include <sphad/config.hpp>
 
-#include <sphad/ad/scalar_traits.hpp>
 #include <sphad/kernels/kernel_id.hpp>
 #include <sphad/math/scalar.hpp>
+#include <sphad/scalar_traits.hpp>
 
 /// \file
 /// \brief The kernels of Müller et al. 2003: Poly6, Spiky and the viscosity kernel. Members as

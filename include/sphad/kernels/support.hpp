@@ -4,9 +4,9 @@
 
 #include <sphad/config.hpp>
 
-#include <sphad/ad/scalar_traits.hpp>
 #include <sphad/kernels/evaluate.hpp>
 #include <sphad/math/scalar.hpp>
+#include <sphad/scalar_traits.hpp>
 
 #include <type_traits>
 

@@ -4,9 +4,9 @@
 
 #include <sphad/config.hpp>
 
-#include <sphad/ad/scalar_traits.hpp>
 #include <sphad/kernels/kernel_id.hpp>
 #include <sphad/math/scalar.hpp>
+#include <sphad/scalar_traits.hpp>
 
 /// \file
 /// \brief The Wendland kernels (C², C⁴, C⁶; positive definite): k(q) = (1 − q)ⁿ P(q), with a

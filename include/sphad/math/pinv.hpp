@@ -4,10 +4,10 @@
 
 #include <sphad/config.hpp>
 
-#include <sphad/ad/scalar_traits.hpp>
 #include <sphad/math/detail/jacobi_svd.hpp>
 #include <sphad/math/mat.hpp>
 #include <sphad/math/scalar.hpp>
+#include <sphad/scalar_traits.hpp>
 
 #include <type_traits>
 

@@ -4,7 +4,7 @@
 
 #include <sphad/config.hpp>
 
-#include <sphad/ad/scalar_traits.hpp>
+#include <sphad/scalar_traits.hpp>
 
 #include <cfloat>
 

@@ -4,7 +4,6 @@
 
 #include <sphad/config.hpp>
 
-#include <sphad/ad/scalar_traits.hpp>
 #include <sphad/domain.hpp>
 #include <sphad/errors.hpp>
 #include <sphad/exec/buffer.hpp>
@@ -18,6 +17,7 @@
 #include <sphad/pair/pair.hpp>
 #include <sphad/pairloop/launch.hpp>
 #include <sphad/particles.hpp>
+#include <sphad/scalar_traits.hpp>
 #include <sphad/search/hash_grid.hpp>
 #include <sphad/search/list_checks.hpp>
 #include <sphad/search/neighbor_list.hpp>

@@ -4,12 +4,12 @@
 
 #include <sphad/config.hpp>
 
-#include <sphad/ad/scalar_traits.hpp>
 #include <sphad/math/mat.hpp>
 #include <sphad/ops/detail/operator_base.hpp>
 #include <sphad/pair/leaves.hpp>
 #include <sphad/pair/pair.hpp>
 #include <sphad/pair/properties.hpp>
+#include <sphad/scalar_traits.hpp>
 
 #include <cstdint>
 

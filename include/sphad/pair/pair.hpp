@@ -4,9 +4,9 @@
 
 #include <sphad/config.hpp>
 
-#include <sphad/ad/scalar_traits.hpp>
 #include <sphad/kernels/support.hpp>
 #include <sphad/math/vec.hpp>
+#include <sphad/scalar_traits.hpp>
 
 #include <cstdint>
 

@@ -5,7 +5,6 @@
 #include <sphad/config.hpp>
 
 #include <sphad/ad/dual_view.hpp>
-#include <sphad/ad/scalar_traits.hpp>
 #include <sphad/kernels/support.hpp>
 #include <sphad/math/vec.hpp>
 #include <sphad/pair/concept.hpp>
@@ -14,6 +13,7 @@
 #include <sphad/pairloop/pack_lanes.hpp>
 #include <sphad/pairloop/plan.hpp>
 #include <sphad/pairloop/vocabulary.hpp>
+#include <sphad/scalar_traits.hpp>
 #include <sphad/simd/pack.hpp>
 #include <sphad/simd/pack_memory.hpp>
 #include <sphad/span.hpp>

@@ -6,11 +6,11 @@
 
 #include <sphad/ad/dual.hpp>
 #include <sphad/ad/dual_view.hpp>
-#include <sphad/ad/scalar_traits.hpp>
 #include <sphad/math/mat.hpp>
 #include <sphad/math/vec.hpp>
 #include <sphad/pair/leaves.hpp>
 #include <sphad/pairloop/vocabulary.hpp>
+#include <sphad/scalar_traits.hpp>
 
 #include <cstdint>
 #include <type_traits>

@@ -4,7 +4,6 @@
 
 #include <sphad/config.hpp>
 
-#include <sphad/ad/scalar_traits.hpp>
 #include <sphad/domain.hpp>
 #include <sphad/pair/concept.hpp>
 #include <sphad/pair/corrections.hpp>
@@ -14,6 +13,7 @@
 #include <sphad/pairloop/plan.hpp>
 #include <sphad/pairloop/vocabulary.hpp>
 #include <sphad/particles.hpp>
+#include <sphad/scalar_traits.hpp>
 #include <sphad/search/hash_grid.hpp>
 #include <sphad/search/neighbor_list.hpp>
 

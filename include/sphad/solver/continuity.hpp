@@ -4,9 +4,9 @@
 
 #include <sphad/config.hpp>
 
-#include <sphad/ad/scalar_traits.hpp>
 #include <sphad/math/vec.hpp>
 #include <sphad/pair/concept.hpp>
+#include <sphad/scalar_traits.hpp>
 #include <sphad/solver/detail/term_base.hpp>
 
 /// \file

@@ -4,8 +4,8 @@
 
 #include <sphad/config.hpp>
 
-#include <sphad/ad/scalar_traits.hpp>
 #include <sphad/math/vec.hpp>
+#include <sphad/scalar_traits.hpp>
 #include <sphad/solver/detail/term_base.hpp>
 
 /// \file

@@ -5,7 +5,7 @@
 #include <sphad/config.hpp>
 
 #include <sphad/ad/dual_math.hpp>
-#include <sphad/ad/scalar_traits.hpp>
+#include <sphad/scalar_traits.hpp>
 
 #include <cmath>
 

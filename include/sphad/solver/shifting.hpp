@@ -7,10 +7,10 @@
 #include <sphad/ad/dual_math.hpp>
 #include <sphad/ad/dual_view.hpp>
 #include <sphad/ad/safe.hpp>
-#include <sphad/ad/scalar_traits.hpp>
 #include <sphad/kernels/support.hpp>
 #include <sphad/math/vec.hpp>
 #include <sphad/pair/concept.hpp>
+#include <sphad/scalar_traits.hpp>
 #include <sphad/solver/detail/term_base.hpp>
 
 /// \file

@@ -4,10 +4,10 @@
 
 #include <sphad/config.hpp>
 
-#include <sphad/ad/scalar_traits.hpp>
 #include <sphad/math/scalar.hpp>
 #include <sphad/math/vec.hpp>
 #include <sphad/particles.hpp>
+#include <sphad/scalar_traits.hpp>
 #include <sphad/solver/detail/term_base.hpp>
 
 #include <cmath>

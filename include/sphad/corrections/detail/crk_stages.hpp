@@ -5,11 +5,11 @@
 #include <sphad/config.hpp>
 
 #include <sphad/ad/safe.hpp>
-#include <sphad/ad/scalar_traits.hpp>
 #include <sphad/corrections/crk_factors.hpp>
 #include <sphad/corrections/detail/stage.hpp>
 #include <sphad/math/mat.hpp>
 #include <sphad/math/vec.hpp>
+#include <sphad/scalar_traits.hpp>
 
 #include <cstdint>
 

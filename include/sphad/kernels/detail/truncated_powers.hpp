@@ -5,8 +5,8 @@
 #include <sphad/config.hpp>
 
 #include <sphad/ad/dual_math.hpp>
-#include <sphad/ad/scalar_traits.hpp>
 #include <sphad/math/scalar.hpp>
+#include <sphad/scalar_traits.hpp>
 
 #include <cmath>
 

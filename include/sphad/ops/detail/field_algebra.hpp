@@ -5,10 +5,10 @@
 #include <sphad/config.hpp>
 
 #include <sphad/ad/safe.hpp>
-#include <sphad/ad/scalar_traits.hpp>
 #include <sphad/math/mat.hpp>
 #include <sphad/math/vec.hpp>
 #include <sphad/pair/schemes.hpp>
+#include <sphad/scalar_traits.hpp>
 
 #include <type_traits>
 

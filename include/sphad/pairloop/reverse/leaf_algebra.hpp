@@ -6,12 +6,12 @@
 
 #include <sphad/ad/dual.hpp>
 #include <sphad/ad/dual_view.hpp>
-#include <sphad/ad/scalar_traits.hpp>
 #include <sphad/ad/tape.hpp>
 #include <sphad/math/mat.hpp>
 #include <sphad/math/vec.hpp>
 #include <sphad/pairloop/dual_parts.hpp>
 #include <sphad/pairloop/vocabulary.hpp>
+#include <sphad/scalar_traits.hpp>
 
 #include <cstdint>
 #include <type_traits>

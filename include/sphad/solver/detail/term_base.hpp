@@ -6,11 +6,11 @@
 
 #include <sphad/ad/dual_view.hpp>
 #include <sphad/ad/safe.hpp>
-#include <sphad/ad/scalar_traits.hpp>
 #include <sphad/kernels/kernel_traits.hpp>
 #include <sphad/kernels/support.hpp>
 #include <sphad/math/vec.hpp>
 #include <sphad/pair/operator_base.hpp>
+#include <sphad/scalar_traits.hpp>
 
 #include <ratio>
 
