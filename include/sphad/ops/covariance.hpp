@@ -6,6 +6,7 @@
 
 #include <sphad/math/mat.hpp>
 #include <sphad/ops/detail/operator_base.hpp>
+#include <sphad/ops/families.hpp>
 #include <sphad/pair/leaves.hpp>
 #include <sphad/pair/pair.hpp>
 #include <sphad/pair/properties.hpp>
@@ -91,5 +92,15 @@ struct Leaves<CovarianceResult<T, D>> {
     to.neighbors = from.neighbors;
   }
 };
+
+namespace detail {
+template <>
+struct OperatorFamily<Operation::Covariance> {
+  template <class K, SupportScheme S, class F>
+  static decltype(auto) with_type(const OperationProperties&, F&& f) {
+    return f(Covariance<K, S>{});
+  }
+};
+} // namespace detail
 
 } // namespace sphad::ops

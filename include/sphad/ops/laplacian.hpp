@@ -7,6 +7,7 @@
 #include <sphad/ad/safe.hpp>
 #include <sphad/ops/detail/field_algebra.hpp>
 #include <sphad/ops/detail/operator_base.hpp>
+#include <sphad/ops/families.hpp>
 #include <sphad/pair/concept.hpp>
 #include <sphad/pair/pair.hpp>
 #include <sphad/pair/properties.hpp>
@@ -277,5 +278,33 @@ struct Laplacian
     return out;
   }
 };
+
+namespace detail {
+/// The Laplacian reads only whether its gradient scheme is Symmetric (`canonical`).
+template <>
+struct OperatorFamily<Operation::Laplacian> {
+  template <class K, SupportScheme S, class F>
+  static decltype(auto) with_type(const OperationProperties& c, F&& f) {
+    return dispatch_value(
+        c.laplacian_scheme, "properties.laplacian_scheme",
+        [&](auto scheme) -> decltype(auto) {
+          return dispatch_value(
+              c.gradient_scheme, "properties.gradient_scheme",
+              [&](auto g) -> decltype(auto) {
+                return dispatch_value(
+                    c.positive_divergence, "properties.positive_divergence",
+                    [&](auto positive) -> decltype(auto) {
+                      return f(Laplacian<K, decltype(scheme)::value, decltype(g)::value, S,
+                                         decltype(positive)::value>{});
+                    },
+                    Flags{});
+              },
+              ValueList<GradientScheme::Naive, GradientScheme::Symmetric>{});
+        },
+        ValueList<LaplacianScheme::Naive, LaplacianScheme::Brookshaw, LaplacianScheme::Dot,
+                  LaplacianScheme::Default>{});
+  }
+};
+} // namespace detail
 
 } // namespace sphad::ops

@@ -11,6 +11,7 @@
 #include <sphad/ops/covariance.hpp>
 #include <sphad/ops/detail/field_algebra.hpp>
 #include <sphad/ops/detail/operator_base.hpp>
+#include <sphad/ops/families.hpp>
 #include <sphad/ops/laplacian.hpp>
 #include <sphad/pair/concept.hpp>
 #include <sphad/pair/pair.hpp>
@@ -146,5 +147,58 @@ struct Curl : detail::FieldDerivative<Kernel, Support>,
     return detail::curl_term(c, g);
   }
 };
+
+namespace detail {
+template <>
+struct OperatorFamily<Operation::Density> {
+  template <class K, SupportScheme S, class F>
+  static decltype(auto) with_type(const OperationProperties&, F&& f) {
+    return f(Density<K, S>{});
+  }
+};
+template <>
+struct OperatorFamily<Operation::Interpolate> {
+  template <class K, SupportScheme S, class F>
+  static decltype(auto) with_type(const OperationProperties&, F&& f) {
+    return f(Interpolate<K, S>{});
+  }
+};
+template <>
+struct OperatorFamily<Operation::Gradient> {
+  template <class K, SupportScheme S, class F>
+  static decltype(auto) with_type(const OperationProperties& c, F&& f) {
+    return with_gradient_scheme(
+        c, [&](auto g) -> decltype(auto) { return f(Gradient<K, decltype(g)::value, S>{}); });
+  }
+};
+template <>
+struct OperatorFamily<Operation::Divergence> {
+  template <class K, SupportScheme S, class F>
+  static decltype(auto) with_type(const OperationProperties& c, F&& f) {
+    return with_gradient_scheme(c, [&](auto g) -> decltype(auto) {
+      return dispatch_value(
+          c.divergence_mode, "properties.divergence_mode",
+          [&](auto mode) -> decltype(auto) {
+            return dispatch_value(
+                c.consistent_divergence, "properties.consistent_divergence",
+                [&](auto consistent) -> decltype(auto) {
+                  return f(Divergence<K, decltype(g)::value, S, decltype(mode)::value,
+                                      decltype(consistent)::value>{});
+                },
+                Flags{});
+          },
+          ValueList<DivergenceMode::Standard, DivergenceMode::Dot>{});
+    });
+  }
+};
+template <>
+struct OperatorFamily<Operation::Curl> {
+  template <class K, SupportScheme S, class F>
+  static decltype(auto) with_type(const OperationProperties& c, F&& f) {
+    return with_gradient_scheme(
+        c, [&](auto g) -> decltype(auto) { return f(Curl<K, decltype(g)::value, S>{}); });
+  }
+};
+} // namespace detail
 
 } // namespace sphad::ops

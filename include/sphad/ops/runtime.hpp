@@ -7,6 +7,7 @@
 #include <sphad/errors.hpp>
 #include <sphad/kernels/dispatch.hpp>
 #include <sphad/ops/apply.hpp>
+#include <sphad/ops/families.hpp>
 #include <sphad/ops/operators.hpp>
 #include <sphad/pair/properties.hpp>
 
@@ -15,19 +16,17 @@
 
 /// \file
 /// \brief The runtime front end: `ops::dispatch` turns an `OperationProperties` into the
-/// operator type it names, once, at the boundary (the one place the operation and scheme enums
-/// are switched on); `evaluate_into` runs it with a flat scalar output, for callers that pick
-/// the operator at run time (the reference's `warpOperation`).
+/// operator type it names, once, at the boundary: the kernel and support scheme here, the rest by
+/// the operation's family (`detail::OperatorFamily`, beside each operator type: the operator's
+/// identity is its type, and the family maps its runtime description back to it);
+/// `evaluate_into` runs it with a flat scalar output, for callers that pick the operator at run
+/// time (the reference's `warpOperation`).
 ///
 /// Every combination the lists allow is instantiated: all kernels and support schemes make
 /// about 3 300 operator types per (D, scalar, field) — minutes of compile time. Pass only the
 /// kernels and schemes your program offers (`kernels::KernelList<...>`, `ops::SupportList<...>`).
 
 namespace sphad::ops {
-
-/// A compile-time list of enum values to dispatch over.
-template <auto... Values>
-struct ValueList {};
 
 /// A list of support schemes for `dispatch`.
 template <SupportScheme... Schemes>
@@ -38,24 +37,6 @@ using AllSupportSchemes = SupportList<SupportScheme::Gather,
                                       SupportScheme::KernelMeanSymmetric,
                                       SupportScheme::SuperSymmetric,
                                       SupportScheme::PartialSymmetric>;
-
-/// Calls `f(std::integral_constant<E, V>{})` for the V in the list equal to `value`; throws
-/// naming `argument` when none is.
-template <class F, auto First, auto... Rest>
-decltype(auto)
-dispatch_value(decltype(First) value, const char* argument, F&& f, ValueList<First, Rest...>) {
-  if (value == First) {
-    return f(std::integral_constant<decltype(First), First>{});
-  }
-  if constexpr (sizeof...(Rest) > 0) {
-    return dispatch_value(value, argument, static_cast<F&&>(f), ValueList<Rest...>{});
-  } else {
-    sphad::detail::throw_invalid_argument(
-        "ops::dispatch", argument,
-        sphad::detail::concat("unknown or not enabled value ", static_cast<int>(value),
-                              " (see the lists this front end was instantiated with)"));
-  }
-}
 
 /// Calls `f(K{})` for the kernel K of the list whose id is `id`; throws from `function` naming
 /// `argument` for an unknown id or one not in the list.
@@ -87,18 +68,8 @@ decltype(auto) dispatch_enabled_kernel(KernelId id,
 
 namespace detail {
 
-using GradientSchemes = ValueList<GradientScheme::Naive,
-                                  GradientScheme::Symmetric,
-                                  GradientScheme::Difference,
-                                  GradientScheme::Summation>;
-using LaplacianSchemes = ValueList<LaplacianScheme::Naive,
-                                   LaplacianScheme::Brookshaw,
-                                   LaplacianScheme::Dot,
-                                   LaplacianScheme::Default>;
-/// The Laplacian reads only whether its gradient scheme is Symmetric (`canonical`).
-using LaplacianDifferences = ValueList<GradientScheme::Naive, GradientScheme::Symmetric>;
-using DivergenceModes = ValueList<DivergenceMode::Standard, DivergenceMode::Dot>;
-using Flags = ValueList<false, true>;
+/// The operations `dispatch` knows, each built by its family (`OperatorFamily`, beside the
+/// operator's type).
 using Operations = ValueList<Operation::Interpolate,
                              Operation::Gradient,
                              Operation::Divergence,
@@ -115,57 +86,12 @@ decltype(auto) dispatch_operation(const OperationProperties& p, F&& f) {
       c.operation, "properties.operation",
       [&](auto operation) -> decltype(auto) {
         constexpr Operation op = decltype(operation)::value;
-        const auto with_gradient = [&](auto&& g) -> decltype(auto) {
-          return dispatch_value(c.gradient_scheme, "properties.gradient_scheme", g,
-                                GradientSchemes{});
-        };
-        if constexpr (op == Operation::Density) {
-          return f(Density<K, S>{});
-        } else if constexpr (op == Operation::Interpolate) {
-          return f(Interpolate<K, S>{});
-        } else if constexpr (op == Operation::Covariance) {
-          return f(Covariance<K, S>{});
-        } else if constexpr (op == Operation::Gradient) {
-          return with_gradient(
-              [&](auto g) -> decltype(auto) { return f(Gradient<K, decltype(g)::value, S>{}); });
-        } else if constexpr (op == Operation::Curl) {
-          return with_gradient(
-              [&](auto g) -> decltype(auto) { return f(Curl<K, decltype(g)::value, S>{}); });
-        } else if constexpr (op == Operation::Divergence) {
-          return with_gradient([&](auto g) -> decltype(auto) {
-            return dispatch_value(
-                c.divergence_mode, "properties.divergence_mode",
-                [&](auto mode) -> decltype(auto) {
-                  return dispatch_value(
-                      c.consistent_divergence, "properties.consistent_divergence",
-                      [&](auto consistent) -> decltype(auto) {
-                        return f(Divergence<K, decltype(g)::value, S, decltype(mode)::value,
-                                            decltype(consistent)::value>{});
-                      },
-                      Flags{});
-                },
-                DivergenceModes{});
-          });
-        } else {
-          static_assert(op == Operation::Laplacian, "sphad::ops::dispatch: unknown Operation");
-          return dispatch_value(
-              c.laplacian_scheme, "properties.laplacian_scheme",
-              [&](auto scheme) -> decltype(auto) {
-                return dispatch_value(
-                    c.gradient_scheme, "properties.gradient_scheme",
-                    [&](auto g) -> decltype(auto) {
-                      return dispatch_value(
-                          c.positive_divergence, "properties.positive_divergence",
-                          [&](auto positive) -> decltype(auto) {
-                            return f(Laplacian<K, decltype(scheme)::value, decltype(g)::value, S,
-                                               decltype(positive)::value>{});
-                          },
-                          Flags{});
-                    },
-                    LaplacianDifferences{});
-              },
-              LaplacianSchemes{});
-        }
+        return OperatorFamily<op>::template with_type<K, S>(c, [&](auto type) -> decltype(auto) {
+          static_assert(decltype(type)::properties.operation == op,
+                        "sphad::ops::dispatch: an operator family builds a type of another "
+                        "operation");
+          return f(type);
+        });
       },
       Operations{});
 }
