@@ -256,6 +256,11 @@ using DefaultLaplacianOf =
     ops::Laplacian<K, LaplacianScheme::Default, G::Symmetric, SupportScheme::KernelMeanSymmetric>;
 template <class K>
 using DivergenceOf = ops::Divergence<K, G::Difference, SupportScheme::MeanSymmetric>;
+template <class K>
+using PartialLaplacianOf =
+    ops::Laplacian<K, LaplacianScheme::Brookshaw, G::Naive, SupportScheme::PartialSymmetric>;
+template <class K>
+using ScatterViscosityOf = solver::LaminarViscosity<K, 2, SupportScheme::Scatter>;
 
 template <int D, class T, SupportScheme S, class K = kernels::Wendland4>
 void check_schemes(bool periodic) {
@@ -370,6 +375,9 @@ TEST_CASE("pair blocks: the reverse sweep's linearized kernels give the bits of 
     check_reverse_blocks<DivergenceOf>(c, v, scalar_seed, none);
     check_reverse_blocks<LaplacianOf>(c, f, scalar_seed, none);
     check_reverse_blocks<DefaultLaplacianOf>(c, v, vector_seed, none);
+    // The gradient forms' supports on packs: the larger of h_i and h_j, and h_j.
+    check_reverse_blocks<PartialLaplacianOf>(c, f, scalar_seed, none);
+    check_reverse_blocks<ScatterViscosityOf>(c, v, vector_seed, none);
     // A corrected gradient: CRK's states (computed once) applied after the blocks' kernels.
     const exec::host ex;
     const auto s = c.p.view();

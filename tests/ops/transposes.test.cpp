@@ -3,7 +3,7 @@
 // derivative of the same form (the dot-product test ⟨ȳ, J u⟩ = ⟨Jᵀ ȳ, u⟩ for random inputs,
 // directions u and cotangents ȳ): CRK::value_adjoint, CRK::gradient_adjoint,
 // Renormalization::adjoint and the Brookshaw and Default Laplacians'
-// kernel_part_linearization.
+// gradient-form linearization (ops::gradient_form_linearization).
 #include <sphad/ad/dual.hpp>
 #include <sphad/kernels/wendland.hpp>
 #include <sphad/ops/operators.hpp>
@@ -143,7 +143,7 @@ TEST_CASE("Renormalization::adjoint is the transpose of apply's dual derivative"
 
 namespace {
 /// The Brookshaw or Default kernel part −2 (Ĝ·n)/d with n = x/(r + 10⁻⁸ h), written from the
-/// operator's own `form_value`, in dual numbers; against its `kernel_part_linearization`.
+/// operator's own `form_value`, in dual numbers; against `ops::gradient_form_linearization`.
 template <LaplacianScheme Scheme>
 void check_form_transpose() {
   using Op = ops::Laplacian<kernels::Wendland4, Scheme>;
@@ -158,7 +158,7 @@ void check_form_transpose() {
     const double forward =
         lbar * tangent_of(Op::form_value(dual(g, dg), xd * inv_d1, inv_d1, rd, hd));
     const double dist = norm(x);
-    const auto linear = Op::kernel_part_linearization(x, dist, h, g);
+    const auto linear = ops::gradient_form_linearization<Op>(x, dist, h, g);
     const auto unit = linear.unit.times(lbar);
     const double reverse = dot(unit.gradient, dg) + dot(unit.x, dx) + unit.support * dh;
     CHECK(
@@ -169,7 +169,7 @@ void check_form_transpose() {
 }
 } // namespace
 
-TEST_CASE("Laplacian::kernel_part_linearization is the transpose of the form's dual derivative",
+TEST_CASE("Laplacian: gradient_form_linearization is the transpose of the form's dual derivative",
           "[vjp][laplacian]") {
   check_form_transpose<LaplacianScheme::Brookshaw>();
   check_form_transpose<LaplacianScheme::Default>();

@@ -308,7 +308,7 @@ void check_form_transpose() {
     const auto grad = random_like<V2>(g, 1, 5.0)[0];
     const double h = 0.2 + 0.1 * random_like<double>(g, 1, 1.0)[0];
     const double r = norm(x);
-    const auto linear = Op::kernel_part_linearization(x, r, h, grad);
+    const auto linear = ops::gradient_form_linearization<Op>(x, r, h, grad);
     const Vec<D5, 2> xd{D5::variable(x[0], 0), D5::variable(x[1], 1)};
     const Vec<D5, 2> gd{D5::variable(grad[0], 2), D5::variable(grad[1], 3)};
     const D5 form = Op::gradient_form(gd, xd, D5(r), D5::variable(h, 4));
@@ -323,7 +323,7 @@ void check_form_transpose() {
     CHECK(std::abs(linear.unit.support - form.tangent[4]) <= 1e-13 * scale);
   }
   // Zero at r = 0, value and adjoints.
-  const auto zero = Op::kernel_part_linearization(V2{}, 0.0, 0.2, V2{});
+  const auto zero = ops::gradient_form_linearization<Op>(V2{}, 0.0, 0.2, V2{});
   CHECK(zero.value == 0.0);
   CHECK(zero.unit.x == V2{});
   CHECK(zero.unit.gradient == V2{});

@@ -84,6 +84,12 @@ SPHAD_INLINE simd::PackMask<T, W> both(simd::PackMask<T, W> a, simd::PackMask<T,
   return a & b;
 }
 
+/// The larger of a and b lane by lane; on a tie, a (`max` for one scalar, the same bits).
+template <class T, int W>
+SPHAD_INLINE simd::Pack<T, W> max(simd::Pack<T, W> a, simd::Pack<T, W> b) {
+  return select(a >= b, a, b);
+}
+
 /// |x| of every lane's vector: the square root of a sum of squares, never negative, so
 /// `safe_norm`'s bits without its test (0 at the zero vector; packs carry no tangents).
 template <class T, int W, int D>

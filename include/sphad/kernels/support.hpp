@@ -117,7 +117,7 @@ struct SupportAdjoint {
 
 /// h̄_i and h̄_j from h_ij's adjoint h̄ under a scheme S that uses one (the transpose of
 /// `pair_support`): Gather h_i, Scatter h_j, MeanSymmetric half each, max the larger, h_i on a
-/// tie.
+/// tie (lane by lane on SIMD packs).
 template <SupportScheme S, class T>
 SPHAD_HOST_DEVICE SPHAD_INLINE SupportAdjoint<T>
 pair_support_adjoint(const T& h_i, const T& h_j, const T& hbar) {
@@ -126,11 +126,13 @@ pair_support_adjoint(const T& h_i, const T& h_j, const T& hbar) {
   if constexpr (S == SupportScheme::MeanSymmetric) {
     out.h_i = hbar * primal_t<T>(0.5);
     out.h_j = hbar * primal_t<T>(0.5);
-  } else if (S == SupportScheme::Gather ||
-             (S != SupportScheme::Scatter && value_of(h_i) >= value_of(h_j))) {
+  } else if constexpr (S == SupportScheme::Gather) {
     out.h_i = hbar;
-  } else {
+  } else if constexpr (S == SupportScheme::Scatter) {
     out.h_j = hbar;
+  } else {
+    out.h_i = cut(value_of(h_i) >= value_of(h_j), hbar);
+    out.h_j = cut(value_of(h_j) > value_of(h_i), hbar);
   }
   return out;
 }

@@ -192,22 +192,13 @@ struct Laplacian
   template <class T, int D>
   using FormLinearization = ops::FormLinearization<T, D>;
 
-  /// The Brookshaw and Default kernel part of pair vector x (r = |x|, from the kernel's own
+  /// The Brookshaw and Default kernel part of pair vector x (r = |x| > 0, from the kernel's own
   /// linearization), pair support h and Ĝ, linearized: with m = Ĝ·x, d1 = r + 10⁻⁸ h and d2 = r +
   /// 10⁻¹² h the part is −2 m/d1² (Brookshaw) or −2 m/(d1 d2) (Default), so per unit cotangent
   /// Ĝ̄ = c x and x̄ = c Ĝ + (d̄1 + d̄2) x/r with c = −2/d1² or −2/(d1 d2), d̄1 = 4 m/d1³
-  /// (Brookshaw) or 2 m/(d1² d2), d̄2 = 2 m/(d1 d2²) (Default), and h̄ = 10⁻⁸ d̄1 + 10⁻¹² d̄2;
-  /// all zero at r = 0.
-  template <class T, int D>
-  SPHAD_HOST_DEVICE SPHAD_INLINE static FormLinearization<T, D>
-  kernel_part_linearization(const Vec<T, D>& x, const T& r, const T& h_ij, const Vec<T, D>& g) {
-    if (!(value_of(r) > 0)) {
-      return {};
-    }
-    return form_linearization(x, r, h_ij, g);
-  }
-  /// `kernel_part_linearization` for r > 0: arithmetic alone, in plain scalars or the host's
-  /// SIMD packs (the pair blocks, which take r = 0 to 0 themselves).
+  /// (Brookshaw) or 2 m/(d1² d2), d̄2 = 2 m/(d1 d2²) (Default), and h̄ = 10⁻⁸ d̄1 + 10⁻¹² d̄2.
+  /// Arithmetic alone, in plain scalars or the host's SIMD packs; zero at r = 0 through
+  /// `ops::gradient_form_linearization`.
   template <class T, int D>
   SPHAD_HOST_DEVICE SPHAD_INLINE static FormLinearization<T, D>
   form_linearization(const Vec<T, D>& x, const T& r, const T& h_ij, const Vec<T, D>& g) {

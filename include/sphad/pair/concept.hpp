@@ -42,7 +42,7 @@ namespace sphad::ops {
 /// (`gradient_form`: the library's Laplacian and the solver's laminar viscosity, whose
 /// `gradient_form(Ĝ, x, r, h)` and `form_linearization(x, r, h, Ĝ)` — the form and the form
 /// with its transpose (a `FormLinearization`), for r > 0 — are arithmetic alone, so that the host
-/// evaluates them on SIMD packs too, and whose `kernel_part_linearization` gives 0 at r = 0); or
+/// evaluates them on SIMD packs too; `gradient_form_linearization` gives the latter 0 at r = 0); or
 /// something else (`other`, differentiated in dual numbers).
 enum class KernelPart { value, corrected_value, corrected_gradient, gradient_form, other };
 
@@ -63,6 +63,34 @@ struct FormLinearization {
   T value{};
   FormAdjoint<T, D> unit{};
 };
+
+#if SPHAD_HAS_PACKS
+/// Lane by lane `yes` where `mask` holds, else `no` (every member).
+template <class T, int W, int D>
+SPHAD_INLINE FormLinearization<simd::Pack<T, W>, D>
+select(simd::PackMask<T, W> mask,
+       const FormLinearization<simd::Pack<T, W>, D>& yes,
+       const FormLinearization<simd::Pack<T, W>, D>& no) {
+  FormLinearization<simd::Pack<T, W>, D> out;
+  out.value = select(mask, yes.value, no.value);
+  out.unit.gradient = select(mask, yes.unit.gradient, no.unit.gradient);
+  out.unit.x = select(mask, yes.unit.x, no.unit.x);
+  out.unit.support = select(mask, yes.unit.support, no.unit.support);
+  return out;
+}
+#endif
+
+/// The gradient form of operator Op linearized at pair vector x (r = |x|), pair support h_ij and
+/// Ĝ = g (`Op::form_linearization`), and all zero at r = 0: the one guard of the transpose, for
+/// one pair (a branch) and for the host's SIMD packs (a lane select).
+template <class Op, class T, int D>
+SPHAD_HOST_DEVICE SPHAD_INLINE FormLinearization<T, D>
+gradient_form_linearization(const Vec<T, D>& x, const T& r, const T& h_ij, const Vec<T, D>& g) {
+  return when(
+      value_of(r) > std::decay_t<decltype(value_of(r))>(0),
+      [&]() SPHAD_LAMBDA_INLINE { return Op::form_linearization(x, r, h_ij, g); },
+      FormLinearization<T, D>{});
+}
 
 /// The kernel part of an operator that is the kernel quantity `Part`: derive from it instead of
 /// writing `kernel_part`, and reverse mode differentiates the kernel part by the kernels' and the

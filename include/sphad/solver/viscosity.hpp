@@ -96,7 +96,7 @@ struct PackVelocitySoundSpeed {
 /// neighbours (1 % for ℓ = 1.5Δx); with `std::ratio<0>` it is exact, and pairs at r = 0 (the
 /// particle itself) are skipped, as x·Ĝ/r² = W'(r)/r stays finite for the kernels sphad ships.
 /// The kernel part (x_ij·Ĝ_ij)/(r² + η²) is a gradient form, as the Laplacian's: reverse mode
-/// differentiates it by its own transpose (`kernel_part_linearization`), and on the host L pairs
+/// differentiates it by its own transpose (`form_linearization`), and on the host L pairs
 /// at once where the kernel is lanewise.
 template <class Kernel,
           int Kappa = 2,
@@ -144,19 +144,10 @@ struct LaminarViscosity : detail::TermBase<Kernel, Support> {
     (void)r;
     return T(dot(x / denominator(x, h_ij), g));
   }
-  /// The kernel part linearized: with m = x·g and d = r² + η², per unit cotangent Ĝ̄ = x/d,
-  /// x̄ = g/d − 2m x/d², h̄ = −m/d² · 2εℓ/κ; all zero at r = 0 (where x and, for the kernels
-  /// sphad ships, Ĝ vanish).
-  template <class T, int D>
-  SPHAD_HOST_DEVICE SPHAD_INLINE static ops::FormLinearization<T, D>
-  kernel_part_linearization(const Vec<T, D>& x, const T& r, const T& h_ij, const Vec<T, D>& g) {
-    if (!(value_of(r) > 0)) {
-      return {};
-    }
-    return form_linearization(x, r, h_ij, g);
-  }
-  /// `kernel_part_linearization` for r > 0: arithmetic alone, in plain scalars or the host's
-  /// SIMD packs (the pair blocks, which take r = 0 to 0 themselves).
+  /// The kernel part linearized (r > 0): with m = x·g and d = r² + η², per unit cotangent
+  /// Ĝ̄ = x/d, x̄ = g/d − 2m x/d², h̄ = −m/d² · 2εℓ/κ. Arithmetic alone, in plain scalars or the
+  /// host's SIMD packs; zero at r = 0 (where x and, for the kernels sphad ships, Ĝ vanish)
+  /// through `ops::gradient_form_linearization`.
   template <class T, int D>
   SPHAD_HOST_DEVICE SPHAD_INLINE static ops::FormLinearization<T, D>
   form_linearization(const Vec<T, D>& x, const T& r, const T& h_ij, const Vec<T, D>& g) {

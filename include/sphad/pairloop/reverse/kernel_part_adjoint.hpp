@@ -7,6 +7,7 @@
 #include <sphad/ad/dual_view.hpp>
 #include <sphad/kernels/support.hpp>
 #include <sphad/math/vec.hpp>
+#include <sphad/pair/concept.hpp>
 #include <sphad/pair/corrections.hpp>
 #include <sphad/pairloop/reverse/direction_layout.hpp>
 #include <sphad/pairloop/reverse/leaf_algebra.hpp>
@@ -27,7 +28,8 @@ namespace sphad::pairloop {
 /// or a form around Ĝ_ij with its own transpose (`KernelPart::gradient_form`), differentiated by
 /// hand instead of in dual numbers: the kernel's W_ij and ∇W_ij linearized once
 /// (`kernels::pair_linearization`), then the form, renormalization and CRK transposed by their
-/// own adjoints (`kernel_part_linearization`, `Renormalization::adjoint`, `CRK::gradient_adjoint`).
+/// own adjoints (`ops::gradient_form_linearization`, `Renormalization::adjoint`,
+/// `CRK::gradient_adjoint`).
 /// Its directions are the pass's kernel directions as `Directions` orders them: x_ij; the query's
 /// support, CRK's A, B, ∇A, ∇B and renormalization's L (each where a `Variable`, as `Corr` has
 /// them); the reference's support.
@@ -48,6 +50,10 @@ struct KernelPartAdjoint {
       Dirs::position + Dirs::kernel_query - crk_leaves - renormalization_leaves;
   static constexpr int support_leaves = crk_at - Dirs::position;
   static_assert(support_leaves <= 1 && Dirs::kernel_reference <= 1, "one support per side");
+  /// The same adjoint in scalar S2 (the host's SIMD packs: `SplitTermDirections::block_directions`
+  /// gives a block's directions by this chain rule).
+  template <class S2>
+  using with_scalar = KernelPartAdjoint<Op, Dirs, Corr, S2>;
 
   /// The pair as the kernel part reads it, in S, its kernel linearized: the operator's own
   /// `kernel_part` evaluates on it (W, Ĝ, the support through the pair's own rules).
@@ -92,8 +98,8 @@ struct KernelPartAdjoint {
   template <class L>
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto part(const L& linear) {
     if constexpr (kernel_part_v<Op> == KernelPart::gradient_form) {
-      return Op::kernel_part_linearization(linear.x_ij, linear.kernel.distance(), linear.support(),
-                                           linear.corrected_gradient());
+      return ops::gradient_form_linearization<Op>(linear.x_ij, linear.kernel.distance(),
+                                                  linear.support(), linear.corrected_gradient());
     } else {
       return Value<decltype(Op::kernel_part(linear))>{Op::kernel_part(linear)};
     }
@@ -127,9 +133,9 @@ struct KernelPartAdjoint {
     } else if constexpr (kernel_part_v<Op> == KernelPart::corrected_value && has_crk) {
       const auto crk = linear.corrections.crk.value_adjoint(linear.i, linear.x_ij, linear.w(), bar);
       put_crk(g, crk);
-      put_kernel(g, linear.kernel.adjoint(crk.w * linear.factor), Direct<L::D>{crk.x});
+      put_kernel(g, linear, Direct<L::D>{crk.x}, crk.w * linear.factor);
     } else {
-      put_kernel(g, linear.kernel.adjoint(bar * linear.factor), nullptr);
+      put_kernel(g, linear, nullptr, bar * linear.factor);
     }
   }
 
@@ -153,11 +159,10 @@ struct KernelPartAdjoint {
       if constexpr (!std::is_same_v<Extra, std::nullptr_t>) {
         total = {direct.x + crk.x, direct.h_i, direct.h_j};
       }
-      put_kernel(g, linear.kernel.adjoint(crk.w * linear.factor, crk.gradient * linear.factor),
-                 total);
+      put_kernel(g, linear, total, crk.w * linear.factor, crk.gradient * linear.factor);
     } else {
       (void)corrections;
-      put_kernel(g, linear.kernel.adjoint(gbar * linear.factor), direct);
+      put_kernel(g, linear, direct, gbar * linear.factor);
     }
   }
 
@@ -168,19 +173,33 @@ struct KernelPartAdjoint {
     put_leaves<Layout::grad_a>(g, crk_at + Layout::a + Layout::b, crk.grad_a);
     put_leaves<Layout::grad_b>(g, crk_at + Layout::a + Layout::b + Layout::grad_a, crk.grad_b);
   }
-  /// x_ij's, h_i's and h_j's directions: the kernel's adjoints plus `direct`'s (a `Direct`, or
-  /// nullptr for none).
-  template <class Adjoint, class Extra>
+  /// x_ij's, h_i's and h_j's directions: the kernel's adjoints for its cotangents `bars` (W's,
+  /// ∇W's or both: `kernels::PairLinearization::adjoint`) plus `direct`'s (a `Direct`, or nullptr
+  /// for none). With no support tracked, x̄ alone (`position_adjoint`: the supports' adjoints are
+  /// never formed).
+  template <class L, class Extra, class... Bars>
   SPHAD_HOST_DEVICE SPHAD_INLINE static void
-  put_kernel(S* g, const Adjoint& kernel, const Extra& direct) {
-    if constexpr (std::is_same_v<Extra, std::nullptr_t>) {
-      put_leaves<Dirs::position>(g, 0, kernel.x);
-      put_leaves<support_leaves>(g, Dirs::position, kernel.h_i);
-      put_leaves<Dirs::kernel_reference>(g, Dirs::kernel_reference_begin, kernel.h_j);
+  put_kernel(S* g, const L& linear, const Extra& direct, const Bars&... bars) {
+    constexpr bool direct_none = std::is_same_v<Extra, std::nullptr_t>;
+    if constexpr (support_leaves == 0 && Dirs::kernel_reference == 0) {
+      const auto x = linear.kernel.position_adjoint(bars...);
+      if constexpr (direct_none) {
+        put_leaves<Dirs::position>(g, 0, x);
+      } else {
+        put_leaves<Dirs::position>(g, 0, x + direct.x);
+      }
     } else {
-      put_leaves<Dirs::position>(g, 0, kernel.x + direct.x);
-      put_leaves<support_leaves>(g, Dirs::position, kernel.h_i + direct.h_i);
-      put_leaves<Dirs::kernel_reference>(g, Dirs::kernel_reference_begin, kernel.h_j + direct.h_j);
+      const auto kernel = linear.kernel.adjoint(bars...);
+      if constexpr (direct_none) {
+        put_leaves<Dirs::position>(g, 0, kernel.x);
+        put_leaves<support_leaves>(g, Dirs::position, kernel.h_i);
+        put_leaves<Dirs::kernel_reference>(g, Dirs::kernel_reference_begin, kernel.h_j);
+      } else {
+        put_leaves<Dirs::position>(g, 0, kernel.x + direct.x);
+        put_leaves<support_leaves>(g, Dirs::position, kernel.h_i + direct.h_i);
+        put_leaves<Dirs::kernel_reference>(g, Dirs::kernel_reference_begin,
+                                           kernel.h_j + direct.h_j);
+      }
     }
   }
 };

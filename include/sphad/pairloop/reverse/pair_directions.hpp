@@ -170,81 +170,31 @@ struct SplitTermDirections {
           !std::is_void_v<Linearized>, BlockRow<KernelEval>::packed_combine);
 
   /// The directions of the L entries at `js` of row i (`row`: its constants; ȳ_i: `ybar_i`) as
-  /// packs, lane l entry l's: the kernel linearized on packs, the combination on `Dual`s over
-  /// packs with the kernel part's scalars seeded, contracted with ȳ_i (Ḡ), then the
-  /// kernel's adjoint x̄ for Ḡ (the directions of x_ij) — each operation as the pair-at-a-time
-  /// path forms it.
+  /// packs, lane l entry l's, by the pair-at-a-time path's chain rule in packs: the kernel
+  /// linearized on packs, the kernel part (`Linearized::part`), the combination on `Dual`s over
+  /// packs with the kernel part's scalars seeded, contracted with ȳ_i (Ḡ), then the kernel
+  /// part's adjoint for Ḡ (`Linearized::directions`: x̄, the directions of x_ij).
   SPHAD_INLINE void block_directions(Pack (&g)[Dirs::total],
                                      const BlockRow<KernelEval>& row,
                                      std::int64_t i,
                                      const std::int32_t* js,
                                      const OutPrimal& ybar_i) const {
     static_assert(packed && Dirs::total == KernelEval::D, "the positions' directions alone");
-    constexpr int D = KernelEval::D;
+    using Adjoint = typename Linearized::template with_scalar<Pack>;
+    using Pair = decltype(kernel.make_pair(0, 0, {}));
     const auto b = row.load(js);
-    const PackLinearization linear = linearize_block(row, b);
-    const auto particles = row.particles(i, js, b, row.volumes(js, b));
-    const Pack factor(kernel.factor);
-    Vec<Pack, D> xbar;
-    if constexpr (kernel_part_v<Op> == KernelPart::corrected_gradient) {
-      // ∇W_ij's D scalars seeded: Ḡ_a = ⟨ȳ_i, ∂term/∂G_a⟩.
-      const Vec<Pack, D> gradient = linear.gradient() * factor;
-      Vec<Dual<Pack, D>, D> seeded;
-      for (int a = 0; a < D; ++a) {
-        seeded[a].value = gradient[a];
-        for (int c = 0; c < D; ++c) {
-          seeded[a].tangent[c] = Pack(S(a == c ? 1 : 0));
-        }
-      }
-      const auto term = ops::combine<Op>(particles, seeded);
-      Vec<Pack, D> gbar;
-      for (int c = 0; c < D; ++c) {
-        gbar[c] = contract_lanes(ybar_i, term, c);
-      }
-      xbar = linear.position_adjoint(Vec<Pack, D>(gbar * factor));
-    } else if constexpr (kernel_part_v<Op> == KernelPart::gradient_form) {
-      // The form of ∇W_ij linearized on packs (`Op::form_linearization`; every member 0 where
-      // r = 0, as `kernel_part_linearization` gives it), its value seeded: x̄ is the kernel's
-      // adjoint for Ĝ's cotangent plus the form's own.
-      const Vec<Pack, D>& x = b.x;
-      const Pack r = linear.distance();
-      auto form = Op::form_linearization(x, r, row.pair_supports(b),
-                                         Vec<Pack, D>(linear.gradient() * factor));
-      const auto taken = r > Pack(S(0));
-      form.value = cut(taken, form.value);
-      form.unit.gradient = cut(taken, form.unit.gradient);
-      form.unit.x = cut(taken, form.unit.x);
-      Dual<Pack, 1> seeded;
-      seeded.value = form.value;
-      seeded.tangent[0] = Pack(S(1));
-      const auto unit =
-          form.unit.times(contract_lanes(ybar_i, ops::combine<Op>(particles, seeded), 0));
-      xbar = linear.position_adjoint(Vec<Pack, D>(unit.gradient * factor)) + unit.x;
-    } else {
-      Dual<Pack, 1> seeded;
-      seeded.value = linear.w() * factor;
-      seeded.tangent[0] = Pack(S(1));
-      const auto term = ops::combine<Op>(particles, seeded);
-      xbar = linear.position_adjoint(Pack(contract_lanes(ybar_i, term, 0) * factor));
-    }
-    for (int a = 0; a < D; ++a) {
-      g[a] = xbar[a];
-    }
+    const typename Adjoint::template Linear<Pair> linear{i, b.x, linearize_block(row, b),
+                                                         kernel.factor, kernel.corrections};
+    const auto part = Adjoint::part(linear);
+    const auto& value = part.value;
+    constexpr int KG = leaf_count<std::remove_cv_t<std::remove_reference_t<decltype(value)>>>();
+    Pack gbar[KG];
+    contract_directions<KG>(
+        gbar, ybar_i,
+        ops::combine<Op>(row.particles(i, js, b, row.volumes(js, b)), seed<KG>(value, 0)));
+    Adjoint::directions(g, linear, part, shaped_like(value, gbar));
   }
 
-  /// ⟨ȳ, tangent k of y⟩ for a packed term y (`Dual`s over packs), summed as `leaf_dot` sums.
-  template <class Y>
-  SPHAD_INLINE static Pack contract_lanes(const OutPrimal& ybar, const Y& y, int k) {
-    if constexpr (is_vec_v<Y>) {
-      Pack sum = Pack(ybar[0]) * y[0].tangent[k];
-      for (int c = 1; c < Y::dim; ++c) {
-        sum += Pack(ybar[c]) * y[c].tangent[k];
-      }
-      return sum;
-    } else {
-      return Pack(ybar) * y.tangent[k];
-    }
-  }
 #else
   static constexpr bool blocks = false;
   static constexpr bool packed = false;
@@ -292,9 +242,9 @@ struct SplitTermDirections {
     }
   }
 
-  /// A flat adjoint as an element shaped like G (a scalar or a vector).
-  template <class G, int KG>
-  SPHAD_HOST_DEVICE SPHAD_INLINE static G shaped_like(const G&, const S (&flat)[KG]) {
+  /// A flat adjoint as an element shaped like G (a scalar or a vector; plain or packs).
+  template <class G, class F, int KG>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static G shaped_like(const G&, const F (&flat)[KG]) {
     if constexpr (is_vec_v<G>) {
       G out;
       SPHAD_PRAGMA_UNROLL
