@@ -95,12 +95,7 @@ struct Leaves<CovarianceResult<T, D>> {
 
 namespace detail {
 template <>
-struct OperatorFamily<Operation::Covariance> {
-  template <class K, SupportScheme S, class F>
-  static decltype(auto) with_type(const OperationProperties&, F&& f) {
-    return f(Covariance<K, S>{});
-  }
-};
+struct OperatorFamily<Operation::Covariance> : KernelSupportFamily<Covariance> {};
 } // namespace detail
 
 } // namespace sphad::ops

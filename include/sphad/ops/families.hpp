@@ -57,10 +57,29 @@ decltype(auto) with_gradient_scheme(const OperationProperties& properties, F&& f
 
 /// The operator family of one `Operation`: `with_type<K, S>(c, f)` calls `f(Op{})` with the
 /// operator type that canonical properties `c` name for kernel K and support scheme S. Each
-/// family is specialized beside its operator type and checks there that the type describes
-/// itself with the family's operation.
+/// family is specialized beside its operator type (`ops::dispatch` checks that the type
+/// describes itself with the family's operation).
 template <Operation O>
 struct OperatorFamily;
+
+/// The family of an operator template over the kernel and support scheme alone.
+template <template <class, SupportScheme> class Op>
+struct KernelSupportFamily {
+  template <class K, SupportScheme S, class F>
+  static decltype(auto) with_type(const OperationProperties&, F&& f) {
+    return f(Op<K, S>{});
+  }
+};
+
+/// The family of an operator template over the kernel, gradient scheme and support scheme.
+template <template <class, GradientScheme, SupportScheme> class Op>
+struct GradientSchemeFamily {
+  template <class K, SupportScheme S, class F>
+  static decltype(auto) with_type(const OperationProperties& c, F&& f) {
+    return with_gradient_scheme(
+        c, [&](auto g) -> decltype(auto) { return f(Op<K, decltype(g)::value, S>{}); });
+  }
+};
 
 } // namespace detail
 

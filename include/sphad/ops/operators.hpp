@@ -150,27 +150,13 @@ struct Curl : detail::FieldDerivative<Kernel, Support>,
 
 namespace detail {
 template <>
-struct OperatorFamily<Operation::Density> {
-  template <class K, SupportScheme S, class F>
-  static decltype(auto) with_type(const OperationProperties&, F&& f) {
-    return f(Density<K, S>{});
-  }
-};
+struct OperatorFamily<Operation::Density> : KernelSupportFamily<Density> {};
 template <>
-struct OperatorFamily<Operation::Interpolate> {
-  template <class K, SupportScheme S, class F>
-  static decltype(auto) with_type(const OperationProperties&, F&& f) {
-    return f(Interpolate<K, S>{});
-  }
-};
+struct OperatorFamily<Operation::Interpolate> : KernelSupportFamily<Interpolate> {};
 template <>
-struct OperatorFamily<Operation::Gradient> {
-  template <class K, SupportScheme S, class F>
-  static decltype(auto) with_type(const OperationProperties& c, F&& f) {
-    return with_gradient_scheme(
-        c, [&](auto g) -> decltype(auto) { return f(Gradient<K, decltype(g)::value, S>{}); });
-  }
-};
+struct OperatorFamily<Operation::Gradient> : GradientSchemeFamily<Gradient> {};
+template <>
+struct OperatorFamily<Operation::Curl> : GradientSchemeFamily<Curl> {};
 template <>
 struct OperatorFamily<Operation::Divergence> {
   template <class K, SupportScheme S, class F>
@@ -189,14 +175,6 @@ struct OperatorFamily<Operation::Divergence> {
           },
           ValueList<DivergenceMode::Standard, DivergenceMode::Dot>{});
     });
-  }
-};
-template <>
-struct OperatorFamily<Operation::Curl> {
-  template <class K, SupportScheme S, class F>
-  static decltype(auto) with_type(const OperationProperties& c, F&& f) {
-    return with_gradient_scheme(
-        c, [&](auto g) -> decltype(auto) { return f(Curl<K, decltype(g)::value, S>{}); });
   }
 };
 } // namespace detail
