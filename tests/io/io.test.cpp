@@ -997,9 +997,11 @@ TEST_CASE("io: ticks over a few ulps, over +-DBL_MAX and over denormals are few,
                                                       {1e-300, 1e-300},
                                                       {dlimits::min(), dlimits::min()},
                                                       {0.0, 1e-310}};
-  for (const auto& [lo, hi] : linear) {
+  for (const auto& range : linear) {
+    const auto [lo, hi] = range;
     INFO("linear [" << lo << ", " << hi << "]");
-    const bool returns = returns_within(10.0, [&] { io::detail::linear_ticks(lo, hi); });
+    const bool returns =
+        returns_within(10.0, [&] { io::detail::linear_ticks(range.first, range.second); });
     CHECK(returns);
     if (returns) {
       check(io::detail::linear_ticks(lo, hi), lo, hi);
@@ -1016,9 +1018,11 @@ TEST_CASE("io: ticks over a few ulps, over +-DBL_MAX and over denormals are few,
                                                        {1e-310, 1e-309},
                                                        {1.0, 1.0},
                                                        {std::nextafter(1.0, 0.0), 1.0}};
-  for (const auto& [lo, hi] : decades) {
+  for (const auto& range : decades) {
+    const auto [lo, hi] = range;
     INFO("decades [" << lo << ", " << hi << "]");
-    const bool returns = returns_within(10.0, [&] { io::detail::decade_ticks(lo, hi); });
+    const bool returns =
+        returns_within(10.0, [&] { io::detail::decade_ticks(range.first, range.second); });
     CHECK(returns);
     if (returns) {
       const auto t = io::detail::decade_ticks(lo, hi);

@@ -190,9 +190,9 @@ template <class T, int D>
 SPHAD_HOST_DEVICE SPHAD_INLINE constexpr Mat<T, D, D> adjugate(const Mat<T, D, D>& a) {
   static_assert(D >= 1 && D <= 3, "sphad::adjugate: only 1x1, 2x2 and 3x3 matrices");
   if constexpr (D == 1) {
-    return Mat<T, 1, 1>{T(1)};
+    return Mat<T, 1, 1>{{{T(1)}}};
   } else if constexpr (D == 2) {
-    return Mat<T, 2, 2>{a(1, 1), -a(0, 1), -a(1, 0), a(0, 0)};
+    return Mat<T, 2, 2>{{{a(1, 1), -a(0, 1)}, {-a(1, 0), a(0, 0)}}};
   } else {
     // Cofactor of (j, i) with cyclic indices, which carries the sign itself.
     return detail::generate_mat<3, 3>([&](int i, int j) {
