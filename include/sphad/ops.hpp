@@ -16,6 +16,7 @@
 #include <sphad/ops/pairs.hpp>
 #include <sphad/ops/record.hpp>
 #include <sphad/ops/runtime.hpp>
+#include <sphad/ops/spelled_out_calls.hpp>
 #include <sphad/pair/concept.hpp>
 #include <sphad/pair/corrections.hpp>
 #include <sphad/pair/leaves.hpp>

@@ -21,12 +21,6 @@
 /// reads `apply<Op>(exec, pairs, values)`; and the parsing of the value arguments that follow
 /// the pairs in every verb (`apply`, `apply_into`, `jvp`, `jvp_into`, `record`).
 
-/// Marks a verb's overload that takes the queries, references, domain, adjacency and options
-/// one by one: each forwards to the verb over `ops::pairs` and goes in a later release.
-#define SPHAD_DEPRECATED_SPELLED_OUT                                                               \
-  [[deprecated("pass ops::pairs(queries, references, domain, adjacency, options) instead of the "  \
-               "five arguments (the values and corrections follow the pairs)")]]
-
 namespace sphad::ops {
 
 /// The pairs of an operator call: the query and reference sets (views, held by value: their
