@@ -25,5 +25,8 @@ fi
   --config-settings="cmake.define.CMAKE_CXX_FLAGS_RELEASE=$flags" ./python
 echo "sphad: Python package built ($flags) and installed in $((SECONDS - start)) s"
 cd python
+# Both workers' OpenMP threads (the module's and torch's) sleep when idle instead of spinning:
+# side by side on every core, a spinning team takes the cores the other worker needs.
+export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-passive}"
 # -P: the installed package, not the sources beside the tests (they lack the module)
 "$python" -P -m pytest -q -n "$(nproc)" --dist loadfile "$@"

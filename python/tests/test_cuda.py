@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """CUDA tensors. Where nvcc is found (the package's build, or $SPHAD_NVCC): the CUDA entries
-the package generates — the search, every operator family with corrections and volumes, and
-the correction pipelines — compile with nvcc for sm_90 with warnings as errors, load, and
+the package generates — the search, operator entries of each shape with corrections and
+volumes, and the correction pipelines — compile with nvcc for sm_90 with warnings as errors, load, and
 describe their outputs as the host entries do (no GPU needed). Where torch sees a GPU: the
 CUDA call equals the CPU call (values, backward, forward mode, the pipelines), the list of
 tensors works, the module reads the tensors' own memory, and no operator call or backward
@@ -18,7 +18,6 @@ from sphad import _calls, _entries, _jit
 from sphad import DivergenceMode as DM
 from sphad import GradientScheme as GS
 from sphad import Kernel as K
-from sphad import LaplacianScheme as LS
 from sphad import SupportScheme as S
 
 from conftest import cloud
@@ -29,18 +28,17 @@ except NotImplementedError:
     _NVCC = None
 needs_nvcc = pytest.mark.skipif(_NVCC is None, reason="no nvcc: the CUDA entries cannot compile")
 
-# (operator, D, dtype, field trailing shape, volumes, correction bits): one per family.
+# (operator, D, dtype, field trailing shape, volumes, correction bits): the shapes the entry
+# glue (python/src/entry.hpp) tells apart: a scalar operator with and without volumes in both
+# scalars, a vector field with every correction, a matrix field. Every operator family compiles
+# for the device in the C++ CUDA build (tests/ops/ops.test.cu).
 FAMILIES = [
     (sphad.Operator("Density", K.Wendland4, S.Gather), 2, "float64", None, False, 0),
     (sphad.Operator("Density", K.CubicSpline, S.SuperSymmetric), 3, "float32", None, True, 0),
-    (sphad.Operator("Interpolate", K.QuinticSpline, S.Scatter), 2, "float64", (3,), False, 2),
     (sphad.Operator("Gradient", K.B7, S.MeanSymmetric, gradient_scheme=GS.Difference), 2,
      "float64", (2,), False, 7),
     (sphad.Operator("Divergence", K.Wendland6, S.Gather, gradient_scheme=GS.Symmetric,
                     divergence_mode=DM.Dot), 2, "float64", (3, 2), False, 0),
-    (sphad.Operator("Curl", K.Wendland2, S.PartialSymmetric), 3, "float64", (3,), False, 4),
-    (sphad.Operator("Laplacian", K.Spiky, S.KernelMeanSymmetric, laplacian_scheme=LS.Dot), 1,
-     "float64", (2,), False, 0),
 ]
 # The correction pipelines: (pipeline, kernel, support, D, dtype, volumes, correction bits).
 PIPELINES = [
@@ -68,8 +66,7 @@ def cuda_compiled():
     warnings as errors (each once per cache and architecture)."""
     if _NVCC is None:
         pytest.skip("no nvcc")
-    keys = [_key(f) for f in FAMILIES + PIPELINES] + [_entries.search_key(2, "float64"),
-                                          _entries.search_key(3, "float32")]
+    keys = [_key(f) for f in FAMILIES + PIPELINES] + [_entries.search_key(3, "float32")]
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         return list(pool.map(lambda k: _jit.compile_entry(k, warnings_as_errors=True), keys))
 
@@ -79,11 +76,8 @@ def cuda_compiled():
 DESCRIBED = [
     (((),), (False,), False, False),
     (((),), (False,), False, False),
-    (((3,),), (False,), True, True),
     (((2, 2),), (False,), True, True),
     (((3,),), (False,), True, True),
-    (((3,),), (False,), True, True),
-    (((2,),), (False,), True, True),
     (((), (), (), (2,), (2,), (2, 2)), (False,) * 6, False, False),
     (((3, 3),), (False,), True, False),
     (((),), (False,), True, False),
