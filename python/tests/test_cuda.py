@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
 """CUDA tensors. Where nvcc is found (the package's build, or $SPHAD_NVCC): the CUDA entries
 the package generates — the search, operator entries of each shape with corrections and
-volumes, and the correction pipelines — compile with nvcc for sm_90 with warnings as errors, load, and
-describe their outputs as the host entries do (no GPU needed). Where torch sees a GPU: the
+volumes, and the correction pipelines — compile with nvcc for sm_90 with warnings as errors,
+load, and describe their outputs as the host entries do (no GPU needed). Where torch sees a GPU: the
 CUDA call equals the CPU call (values, backward, forward mode, the pipelines), the list of
 tensors works, the module reads the tensors' own memory, and no operator call or backward
 synchronizes with the host."""

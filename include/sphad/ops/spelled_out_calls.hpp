@@ -120,9 +120,7 @@ template <
     class Adjacency,
     class Corr = ops::Uncorrected,
     std::enable_if_t<ops::detail::is_corrections_v<Corr> && !ops::is_pairs_v<Queries>, int> = 0>
-[[deprecated(
-    "bind the pairs once: apply<Op>(exec, ops::pairs(queries, references, domain, "
-    "adjacency, options))")]] Buffer<ops::fieldless_output_t<Op, Queries, References, Corr>, Exec>
+SPHAD_DEPRECATED_SPELLED_OUT Buffer<ops::fieldless_output_t<Op, Queries, References, Corr>, Exec>
 apply(const Exec& exec,
       const Queries& queries,
       const References& references,
