@@ -50,6 +50,14 @@ std::vector<T> to_host(const host&, const T* in, std::int64_t n) {
   return std::vector<T>(in, in + n);
 }
 
+/// The space's element `*in`, on the host (a reduction's result, a list's total) without a
+/// vector. On CUDA this synchronizes the stream.
+template <class T>
+// host sync: the explicit host transfer (host memory: a read)
+T value_to_host(const host&, const T* in) {
+  return *in;
+}
+
 #if defined(__CUDACC__)
 } // namespace sphad::exec
 
@@ -100,6 +108,20 @@ std::vector<T> to_host(const cuda& exec, const T* in, std::int64_t n) {
         cudaMemcpyAsync(out.data(), in, sizeof(T) * n, cudaMemcpyDeviceToHost, exec.stream),
         "cudaMemcpyAsync (device to host)");
   }
+  fence(exec);
+  return out;
+}
+#endif
+
+#if defined(__CUDACC__)
+template <class T>
+// host sync: the explicit device-to-host transfer of one element, documented as synchronizing
+T value_to_host(const cuda& exec, const T* in) {
+  T out{};
+  detail::check_cuda(
+      // host sync: inside value_to_host
+      cudaMemcpyAsync(&out, in, sizeof(T), cudaMemcpyDeviceToHost, exec.stream),
+      "cudaMemcpyAsync (device to host)");
   fence(exec);
   return out;
 }

@@ -49,7 +49,11 @@ template <class T, class F>
 void transform_reduce(const host&, std::int64_t n, const F& f, T* out) {
   SPHAD_REQUIRE(n >= 0, "transform_reduce", "n", detail::concat("negative (got ", n, ")"));
   const std::int64_t chunks = (n + reduce_chunk - 1) / reduce_chunk;
-  std::vector<T> partial(std::size_t(chunks), T{});
+  // Up to `local` chunks (n ≤ 2¹⁸) the partial sums live on the stack: no allocation per call.
+  constexpr std::int64_t local = 64;
+  T on_stack[local];
+  std::vector<T> on_heap(std::size_t(chunks > local ? chunks : 0));
+  T* const partial = chunks > local ? on_heap.data() : on_stack;
 #if SPHAD_HAS_OPENMP
 #pragma omp parallel for schedule(static) if (chunks > 1)
 #endif
@@ -59,11 +63,11 @@ void transform_reduce(const host&, std::int64_t n, const F& f, T* out) {
     for (std::int64_t i = c * reduce_chunk + 1; i < end; ++i) {
       sum = sum + f(i);
     }
-    partial[std::size_t(c)] = sum;
+    partial[c] = sum;
   }
   T total = chunks > 0 ? partial[0] : T{};
   for (std::int64_t c = 1; c < chunks; ++c) {
-    total = total + partial[std::size_t(c)];
+    total = total + partial[c];
   }
   *out = total;
 }

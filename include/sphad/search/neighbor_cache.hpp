@@ -45,19 +45,28 @@ struct PositionsDiffer {
     return T(0);
   }
 };
+
+/// `same_positions` with its one-element result in `count` (kept by the caller).
+template <int D, class T, class Exec>
+bool same_positions(const Exec& exec,
+                    Span<const Vec<T, D>> a,
+                    Span<const Vec<T, D>> b,
+                    Buffer<T, Exec>& count) {
+  if (a.size() != b.size()) {
+    return false;
+  }
+  sized(exec, count, 1);
+  exec::transform_reduce(exec, a.size(), PositionsDiffer<D, T>{a.data(), b.data()}, count.data());
+  return exec::value_to_host(exec, count.data()) == T(0); // host sync: the rebuild is a host branch
+}
 } // namespace search::detail
 
 /// Whether `a` and `b` hold bitwise the same positions (one reduction, read back: synchronizes
 /// on CUDA).
 template <int D, class T, class Exec>
 bool same_positions(const Exec& exec, Span<const Vec<T, D>> a, Span<const Vec<T, D>> b) {
-  if (a.size() != b.size()) {
-    return false;
-  }
-  Buffer<T, Exec> count(exec, 1);
-  exec::transform_reduce(exec, a.size(), search::detail::PositionsDiffer<D, T>{a.data(), b.data()},
-                         count.data());
-  return exec::to_host(exec, count.data(), 1)[0] == T(0); // host sync: the rebuild is a host branch
+  Buffer<T, Exec> count;
+  return search::detail::same_positions(exec, a, b, count);
 }
 
 /// A Verlet list with skin `skin` over one particle set (queries and references the same),
@@ -90,7 +99,8 @@ public:
   update(const Exec& exec, const SearchPoints<D, T>& points, const Domain<D, T>& domain) {
     check_points(exec, points, "NeighborCache::update", "points");
     last_ = NeighborUpdate::refiltered;
-    if (!verlet_ || verlet_needs_rebuild(exec, *verlet_, points, points, domain)) {
+    if (!verlet_ ||
+        search::detail::needs_rebuild(exec, *verlet_, points, points, domain, scratch_)) {
       build(exec, points, domain);
     }
     return refilter(exec, points, domain);
@@ -112,14 +122,16 @@ public:
         sphad::detail::concat("has ", reference.size(), " positions, points has ", points.size()));
     check_points(exec, SearchPoints<D, T>{reference, points.supports}, function, "reference");
     last_ = NeighborUpdate::refiltered;
-    if (!verlet_ || !same_positions(exec, reference,
-                                    Span<const Vec<T, D>>{verlet_->query_positions.data(),
-                                                          verlet_->query_positions.size()})) {
+    if (!verlet_ ||
+        !search::detail::same_positions(
+            exec, reference,
+            Span<const Vec<T, D>>{verlet_->query_positions.data(), verlet_->query_positions.size()},
+            scratch_.sum)) {
       build(exec, {reference, points.supports}, domain);
       --rebuilds_; // rebuilding the same list again is not a rebuild of the step's
       last_ = NeighborUpdate::refiltered;
     }
-    if (verlet_needs_rebuild(exec, *verlet_, points, points, domain)) {
+    if (search::detail::needs_rebuild(exec, *verlet_, points, points, domain, scratch_)) {
       build(exec, points, domain);
     }
     return refilter(exec, points, domain);
@@ -164,14 +176,15 @@ private:
     if (last_ == NeighborUpdate::refiltered) {
       ++refilters_;
     }
-    list_ =
-        search::detail::filter_over<S>(exec, *verlet_, points, points, domain, std::move(list_));
+    list_ = search::detail::filter_over<S>(exec, *verlet_, points, points, domain, std::move(list_),
+                                           scratch_);
     return list_;
   }
 
   T skin_;
   std::optional<VerletList<D, T, Exec>> verlet_;
   NeighborList<Exec> list_;
+  search::detail::UpkeepScratch<D, T, Exec> scratch_; ///< the upkeep's per-call arrays, kept
   NeighborUpdate last_ = NeighborUpdate::rebuilt;
   std::int64_t rebuilds_ = 0, refilters_ = 0;
 };

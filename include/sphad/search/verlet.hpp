@@ -14,6 +14,7 @@
 #include <sphad/search/list_checks.hpp>
 #include <sphad/search/neighbor_list.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -67,13 +68,33 @@ struct Drift {
   }
 };
 
+/// A buffer of n elements: `kept` itself when it holds n already (scratch kept from call to
+/// call allocates nothing in steady state), else a new one.
+template <class T, class Exec>
+Buffer<T, Exec>& sized(const Exec& exec, Buffer<T, Exec>& kept, std::int64_t n) {
+  if (kept.size() != n) {
+    kept = Buffer<T, Exec>(exec, n);
+  }
+  return kept;
+}
+
+/// Scratch the list upkeep keeps between calls (`NeighborCache`): per-point drifts, wrapped
+/// positions, one reduction's result.
+template <int D, class T, class Exec>
+struct UpkeepScratch {
+  Buffer<T, Exec> drift;
+  Buffer<Vec<T, D>, Exec> query_wrapped, reference_wrapped;
+  Buffer<T, Exec> sum;
+};
+
 template <class Exec, int D, class T>
 T max_drift(const Exec& exec,
             const Domain<D, T>& domain,
             const SearchPoints<D, T>& now,
             const Buffer<Vec<T, D>, Exec>& then_positions,
-            const Buffer<T, Exec>& then_supports) {
-  Buffer<T, Exec> drift(exec, now.size());
+            const Buffer<T, Exec>& then_supports,
+            Buffer<T, Exec>& scratch) {
+  Buffer<T, Exec>& drift = sized(exec, scratch, now.size());
   exec::for_each_index(
       exec, now.size(),
       Drift<D, T>{domain, now, then_positions.data(), then_supports.data(), drift.data()});
@@ -101,10 +122,13 @@ struct WrapPositions {
   }
 };
 
+/// The points' positions wrapped into the box, written into `wrapped` (resized to fit).
 template <class Exec, int D, class T>
-Buffer<Vec<T, D>, Exec>
-wrapped_positions(const Exec& exec, const Domain<D, T>& domain, const SearchPoints<D, T>& points) {
-  Buffer<Vec<T, D>, Exec> wrapped(exec, points.size());
+const Buffer<Vec<T, D>, Exec>& wrap_into(const Exec& exec,
+                                         const Domain<D, T>& domain,
+                                         const SearchPoints<D, T>& points,
+                                         Buffer<Vec<T, D>, Exec>& wrapped) {
+  sized(exec, wrapped, points.size());
   exec::for_each_index(exec, points.size(),
                        WrapPositions<D, T>{domain, points.positions.data(), wrapped.data()});
   return wrapped;
@@ -181,6 +205,30 @@ VerletList<D, T, Exec> build_verlet_list(const Exec& exec,
   return search::detail::verlet_over<S>(exec, queries, references, domain, skin, options, {});
 }
 
+namespace search::detail {
+/// `verlet_needs_rebuild` over scratch kept by the caller.
+template <int D, class T, class Exec>
+bool needs_rebuild(const Exec& exec,
+                   const VerletList<D, T, Exec>& verlet,
+                   const SearchPoints<D, T>& queries,
+                   const SearchPoints<D, T>& references,
+                   const Domain<D, T>& domain,
+                   UpkeepScratch<D, T, Exec>& scratch) {
+  validate_sizes(queries, "verlet_needs_rebuild", "queries");
+  validate_sizes(references, "verlet_needs_rebuild", "references");
+  if (queries.size() != verlet.query_positions.size() ||
+      references.size() != verlet.reference_positions.size() ||
+      !same_pair_geometry(domain, verlet.domain)) {
+    return true;
+  }
+  const T drift_q = max_drift(exec, domain, queries, verlet.query_positions, verlet.query_supports,
+                              scratch.drift);
+  const T drift_r = max_drift(exec, domain, references, verlet.reference_positions,
+                              verlet.reference_supports, scratch.drift);
+  return !(drift_q + drift_r <= verlet.skin);
+}
+} // namespace search::detail
+
 /// Whether the Verlet list may miss a pair now: true when max|Δx_query| + max|Δx_reference| >
 /// skin (minimum-image displacements since the build; for one set used in both roles that is
 /// 2·max|Δx| > skin, i.e. some particle moved more than skin/2), when any support grew, when a
@@ -194,30 +242,21 @@ bool verlet_needs_rebuild(const Exec& exec,
                           const SearchPoints<D, T>& queries,
                           const SearchPoints<D, T>& references,
                           const Domain<D, T>& domain) {
-  search::detail::validate_sizes(queries, "verlet_needs_rebuild", "queries");
-  search::detail::validate_sizes(references, "verlet_needs_rebuild", "references");
-  if (queries.size() != verlet.query_positions.size() ||
-      references.size() != verlet.reference_positions.size() ||
-      !search::detail::same_pair_geometry(domain, verlet.domain)) {
-    return true;
-  }
-  const T drift_q = search::detail::max_drift(exec, domain, queries, verlet.query_positions,
-                                              verlet.query_supports);
-  const T drift_r = search::detail::max_drift(exec, domain, references, verlet.reference_positions,
-                                              verlet.reference_supports);
-  return !(drift_q + drift_r <= verlet.skin);
+  search::detail::UpkeepScratch<D, T, Exec> scratch;
+  return search::detail::needs_rebuild(exec, verlet, queries, references, domain, scratch);
 }
 
 namespace search::detail {
 /// `filter_verlet_list` over the memory of `recycled` (a list no longer needed, taken after the
-/// checks).
+/// checks) and of `scratch` (the wrapped positions; one set in both roles is wrapped once).
 template <SupportScheme S, int D, class T, class Exec>
 NeighborList<Exec> filter_over(const Exec& exec,
                                const VerletList<D, T, Exec>& verlet,
                                const SearchPoints<D, T>& queries,
                                const SearchPoints<D, T>& references,
                                const Domain<D, T>& domain,
-                               NeighborList<Exec>&& recycled) {
+                               NeighborList<Exec>&& recycled,
+                               UpkeepScratch<D, T, Exec>& scratch) {
   constexpr const char* function = "filter_verlet_list";
   SPHAD_REQUIRE(queries.size() == verlet.list.num_queries, function, "queries",
                 sphad::detail::concat("has ", queries.size(), " points, the Verlet list ",
@@ -240,8 +279,11 @@ NeighborList<Exec> filter_over(const Exec& exec,
   list.num_references = references.size();
   list.scheme = static_cast<int>(S);
   list.radius = verlet.list.radius - double(verlet.skin);
-  const auto query_positions = search::detail::wrapped_positions(exec, domain, queries);
-  const auto reference_positions = search::detail::wrapped_positions(exec, domain, references);
+  const bool one_set = queries.positions.data() == references.positions.data() &&
+                       queries.size() == references.size();
+  const auto& query_positions = wrap_into(exec, domain, queries, scratch.query_wrapped);
+  const auto& reference_positions =
+      one_set ? query_positions : wrap_into(exec, domain, references, scratch.reference_wrapped);
   search::detail::KeepWithin<S, D, T> keep{
       search::PairPeriods<D, T>(domain), query_positions.data(),     queries.supports.data(),
       reference_positions.data(),        references.supports.data(), verlet.list.offsets.data(),
@@ -250,8 +292,14 @@ NeighborList<Exec> filter_over(const Exec& exec,
   exec::for_each_index(exec, nq, keep);
   exec::exclusive_scan(exec, list.offsets.data(), list.offsets.data(), nq + 1);
   // host sync: the total, to size the filtered list
-  list.num_pairs = exec::to_host(exec, list.offsets.data() + nq, 1)[0];
-  list.neighbors = sphad::detail::recycle(exec, std::move(recycled.neighbors), list.num_pairs);
+  list.num_pairs = exec::value_to_host(exec, list.offsets.data() + nq);
+  // Kept when it has room (a list may hold more entries than pairs); else room for every pair
+  // of the Verlet list, so the filtered lists until the next rebuild fit without a reallocation.
+  list.neighbors = std::move(recycled.neighbors);
+  if (list.neighbors.size() < list.num_pairs) {
+    list.neighbors = sphad::detail::recycle(exec, std::move(list.neighbors),
+                                            std::max(list.num_pairs, verlet.list.num_pairs));
+  }
   keep.neighbors = list.neighbors.data();
   exec::for_each_index(exec, nq, keep);
   return list;
@@ -269,7 +317,8 @@ NeighborList<Exec> filter_verlet_list(const Exec& exec,
                                       const SearchPoints<D, T>& queries,
                                       const SearchPoints<D, T>& references,
                                       const Domain<D, T>& domain) {
-  return search::detail::filter_over<S>(exec, verlet, queries, references, domain, {});
+  search::detail::UpkeepScratch<D, T, Exec> scratch;
+  return search::detail::filter_over<S>(exec, verlet, queries, references, domain, {}, scratch);
 }
 
 } // namespace sphad
