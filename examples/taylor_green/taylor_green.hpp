@@ -145,14 +145,15 @@ struct DensityRate {
 };
 
 /// The rates of (x, v, ρ, x_ref) over one neighbour list: the shifting velocity, the
-/// acceleration, the density rate, nothing for x_ref.
+/// acceleration, the density rate, nothing for x_ref. Written once over the tape type: recorded
+/// on a `Tape`, evaluated only on a `PlainTape` (a plain rollout's advances).
 template <class Exec, class ParamKind>
 struct Rates {
   const Constants& k;
   const NeighborList<Exec>& list;
   const Viscosity<ParamKind>& params;
-  template <class Kind>
-  Fluid<sim::Tracked> operator()(Tape<Exec>& tape, const Fluid<Kind>& s) const {
+  template <class T, class Kind>
+  Fluid<sim::Tracked> operator()(T& tape, const Fluid<Kind>& s) const {
     const std::int64_t n = s.x.size();
     const ParticleSet<2, double> plain{primal_view(s.x), k.supports, k.masses, k.kinds};
     const auto set = plain.with_positions(s.x).with_densities(s.rho);
@@ -179,8 +180,8 @@ struct Step {
   Constants k;
   std::shared_ptr<NeighborCache<SupportScheme::Gather, 2, double, Exec>> cache;
 
-  template <class Kind, class ParamKind>
-  Fluid<sim::Tracked> operator()(Tape<Exec>& tape,
+  template <class T, class Kind, class ParamKind>
+  Fluid<sim::Tracked> operator()(T& tape,
                                  const Fluid<Kind>& s,
                                  const Viscosity<ParamKind>& params,
                                  std::int64_t) const {

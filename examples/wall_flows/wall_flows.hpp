@@ -185,15 +185,16 @@ struct DensityRate {
   }
 };
 
-/// The rates of (x, u, ρ, x_ref) over one neighbour list, gravity scaled by `ramp`.
+/// The rates of (x, u, ρ, x_ref) over one neighbour list, gravity scaled by `ramp`; recorded on
+/// a `Tape`, evaluated only on a `PlainTape`.
 template <class Exec, class ParamKind>
 struct Rates {
   const Constants& k;
   const NeighborList<Exec>& list;
   const Params<ParamKind>& params;
   double ramp = 1;
-  template <class Kind>
-  Fluid<sim::Tracked> operator()(Tape<Exec>& tape, const Fluid<Kind>& s) const {
+  template <class T, class Kind>
+  Fluid<sim::Tracked> operator()(T& tape, const Fluid<Kind>& s) const {
     const std::int64_t n = s.x.size();
     const auto& d = k.domain;
     const Setup& c = k.setup;
@@ -245,8 +246,8 @@ struct Step {
   Constants k;
   std::shared_ptr<NeighborCache<SupportScheme::Gather, 2, double, Exec>> cache;
 
-  template <class Kind, class ParamKind>
-  Fluid<sim::Tracked> operator()(Tape<Exec>& tape,
+  template <class T, class Kind, class ParamKind>
+  Fluid<sim::Tracked> operator()(T& tape,
                                  const Fluid<Kind>& s,
                                  const Params<ParamKind>& params,
                                  std::int64_t step) const {

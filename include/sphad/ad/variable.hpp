@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <type_traits>
+#include <utility>
 
 /// \file
 /// \brief `Variable<E>`: a tracked view of an array, with an identity and a version counter,
@@ -18,6 +19,9 @@
 /// that starts a sweep from it.
 
 namespace sphad {
+
+template <class E>
+struct Variable;
 
 namespace detail {
 /// What a variable shares with its copies and with the records that read it: its identity
@@ -28,6 +32,14 @@ struct VariableState {
   /// freed it (`clear` or destruction): a released output can no longer be read or recorded.
   const void* owner = nullptr;
   bool released = false;
+};
+
+struct VariableAccess {
+  /// A variable of `memory` with an existing identity `state`.
+  template <class E>
+  static Variable<E> make(std::shared_ptr<VariableState> state, Span<E> memory) {
+    return Variable<E>(std::move(state), memory);
+  }
 };
 
 /// Throws unless `state` may be recorded on (or seeded from) the tape at `tape`: not an output
@@ -108,6 +120,11 @@ struct Variable {
   bool same_as(const Variable& other) const { return state == other.state; }
 
 private:
+  friend struct detail::VariableAccess;
+  /// A variable of `memory` with the identity `s` (a plain tape's reused output states).
+  Variable(std::shared_ptr<detail::VariableState> s, Span<E> memory)
+      : state(std::move(s)), data_(memory.data()), size_(memory.size()) {}
+
   const E* data_ = nullptr;
   std::int64_t size_ = 0;
 };

@@ -4,6 +4,7 @@
 
 #include <sphad/config.hpp>
 
+#include <sphad/ad/plain_tape.hpp>
 #include <sphad/ad/safe.hpp>
 #include <sphad/corrections/crk_factors.hpp>
 #include <sphad/corrections/detail/crk_stages.hpp>
@@ -208,12 +209,15 @@ struct RecordedCRKFactors {
 /// gradients flow from the factors, the volumes and the CRK density to the set's `Variable`s
 /// (positions, supports; masses into the density). Same values as `compute_crk_factors`.
 template <class Kernel,
+          template <class>
+          class TapeT,
           class Exec,
           class Set,
           int D = Set::dim,
-          class T = typename Set::primal_scalar>
+          class T = typename Set::primal_scalar,
+          std::enable_if_t<is_tape_v<TapeT<Exec>>, int> = 0>
 RecordedCRKFactors<D, T>
-record_crk_factors(Tape<Exec>& tape,
+record_crk_factors(TapeT<Exec>& tape,
                    const Set& particles,
                    const Domain<D, typename Set::primal_scalar>& domain,
                    const NeighborList<Exec>& neighbors,

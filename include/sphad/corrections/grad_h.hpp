@@ -4,6 +4,7 @@
 
 #include <sphad/config.hpp>
 
+#include <sphad/ad/plain_tape.hpp>
 #include <sphad/ad/safe.hpp>
 #include <sphad/corrections/detail/stage.hpp>
 #include <sphad/exec/buffer.hpp>
@@ -135,8 +136,14 @@ Buffer<T, Exec> compute_omegas(const Exec& exec,
 /// `record_map`), so gradients flow from Ω to both sets' `Variable`s — positions, supports,
 /// masses, the queries' densities (e.g. the output of a recorded Density). Returns Ω
 /// [queries] as a tape-owned `Variable`. Throws like `compute_omegas`.
-template <class Kernel, class Exec, class Queries, class References>
-auto record_omegas(Tape<Exec>& tape,
+template <class Kernel,
+          template <class>
+          class TapeT,
+          class Exec,
+          class Queries,
+          class References,
+          std::enable_if_t<is_tape_v<TapeT<Exec>>, int> = 0>
+auto record_omegas(TapeT<Exec>& tape,
                    const Queries& queries,
                    const References& references,
                    const Domain<Queries::dim, typename Queries::primal_scalar>& domain,
@@ -153,8 +160,13 @@ auto record_omegas(Tape<Exec>& tape,
 }
 
 /// Reverse mode: Ω of one set (the set against itself) recorded on `tape`.
-template <class Kernel, class Exec, class Set>
-auto record_omegas(Tape<Exec>& tape,
+template <class Kernel,
+          template <class>
+          class TapeT,
+          class Exec,
+          class Set,
+          std::enable_if_t<is_tape_v<TapeT<Exec>>, int> = 0>
+auto record_omegas(TapeT<Exec>& tape,
                    const Set& particles,
                    const Domain<Set::dim, typename Set::primal_scalar>& domain,
                    const NeighborList<Exec>& neighbors,

@@ -4,6 +4,7 @@
 
 #include <sphad/config.hpp>
 
+#include <sphad/ad/plain_tape.hpp>
 #include <sphad/corrections/detail/stage.hpp>
 #include <sphad/exec/buffer.hpp>
 #include <sphad/math/mat.hpp>
@@ -178,11 +179,14 @@ compute_renormalization(const Exec& exec,
 /// `ops::Renormalization<D, T, Variable<Mat<T, D, D>>>{L}`. Throws like `compute_renormalization`.
 template <class Kernel,
           SupportScheme Support = SupportScheme::Gather,
+          template <class>
+          class TapeT,
           class Exec,
           class Queries,
           class References,
-          class Corr = ops::Uncorrected>
-auto record_renormalization(Tape<Exec>& tape,
+          class Corr = ops::Uncorrected,
+          std::enable_if_t<is_tape_v<TapeT<Exec>>, int> = 0>
+auto record_renormalization(TapeT<Exec>& tape,
                             const Queries& queries,
                             const References& references,
                             const Domain<Queries::dim, typename Queries::primal_scalar>& domain,

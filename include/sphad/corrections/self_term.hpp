@@ -6,6 +6,7 @@
 
 #include <sphad/ad/dual_math.hpp>
 #include <sphad/ad/dual_view.hpp>
+#include <sphad/ad/plain_tape.hpp>
 #include <sphad/errors.hpp>
 #include <sphad/exec/buffer.hpp>
 #include <sphad/kernels/kernel_traits.hpp>
@@ -165,8 +166,13 @@ self_term_corrected_densities(const Exec& exec, const Set& particles, const Self
 /// flow to the set's densities (e.g. a recorded Density's output), supports and masses where
 /// they are `Variable`s. Returns a tape-owned `Variable` [N]. Throws like
 /// `self_term_corrected_densities`, before the tape changes.
-template <class Kernel, class Exec, class Set>
-auto record_self_term_corrected_densities(Tape<Exec>& tape,
+template <class Kernel,
+          template <class>
+          class TapeT,
+          class Exec,
+          class Set,
+          std::enable_if_t<is_tape_v<TapeT<Exec>>, int> = 0>
+auto record_self_term_corrected_densities(TapeT<Exec>& tape,
                                           const Set& particles,
                                           const SelfTermFit& fit) {
   const auto correction = detail::check_self_term<Kernel>(

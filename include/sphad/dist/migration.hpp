@@ -4,6 +4,7 @@
 
 #include <sphad/config.hpp>
 
+#include <sphad/ad/plain_tape.hpp>
 #include <sphad/ad/tape.hpp>
 #include <sphad/ad/variable.hpp>
 #include <sphad/dist/communicator.hpp>
@@ -176,15 +177,18 @@ Buffer<E, Exec> migrate(const Exec& exec, const MigrationPlan<Exec>& plan, Span<
 /// record keeps the plan; its backward moves the adjoints back (the reverse exchange, then the
 /// inverse permutation: no sums). Throws on every rank when, on any rank, `plan` is empty or `x`
 /// is an empty `Variable`, a `Variable` of another or a cleared tape, or not [plan.before()].
-template <class Exec, class X>
-auto record_migrate(Tape<Exec>& tape, const MigrationPlan<Exec>& plan, const X& x) {
+template <template <class> class TapeT,
+          class Exec,
+          class X,
+          std::enable_if_t<is_tape_v<TapeT<Exec>>, int> = 0>
+auto record_migrate(TapeT<Exec>& tape, const MigrationPlan<Exec>& plan, const X& x) {
   using E = view_element_t<X>;
   constexpr const char* function = "dist::record_migrate";
   detail::require_plan_call(plan, function, [&] {
-    sphad::detail::require_tracks_an_array(x, &tape, function, "x");
+    sphad::detail::require_readable(x, tape, function, "x");
     detail::require_size(function, "x", x.size(), plan.before());
   });
-  Variable<E> out = sphad::detail::TapeAccess::make_output<E>(tape, plan.after());
+  Variable<E> out = sphad::detail::make_output<E>(tape, plan.after());
   detail::migrate_forward(tape.exec(), plan.data(), primal_view(x).data(),
                           const_cast<E*>(out.data()));
   detail::push_linear<detail::AddMigratedBack>(tape, plan.communicator(), plan.shared(), x, out,

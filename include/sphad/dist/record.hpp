@@ -4,6 +4,7 @@
 
 #include <sphad/config.hpp>
 
+#include <sphad/ad/plain_tape.hpp>
 #include <sphad/ad/tape.hpp>
 #include <sphad/ad/variable.hpp>
 #include <sphad/dist/detail/linear_record.hpp>
@@ -60,15 +61,18 @@ struct AddShare {
 /// exchange), in (rank, position) order after the owner's own. Throws on every rank when, on any
 /// rank, `plan` is empty or `owned` is an empty `Variable`, a `Variable` of another or a cleared
 /// tape, or not [plan.owned()].
-template <class Exec, class X>
-auto record_halo_gather(Tape<Exec>& tape, const HaloPlan<Exec>& plan, const X& owned) {
+template <template <class> class TapeT,
+          class Exec,
+          class X,
+          std::enable_if_t<is_tape_v<TapeT<Exec>>, int> = 0>
+auto record_halo_gather(TapeT<Exec>& tape, const HaloPlan<Exec>& plan, const X& owned) {
   using E = view_element_t<X>;
   constexpr const char* function = "dist::record_halo_gather";
   detail::require_plan_call(plan, function, [&] {
-    sphad::detail::require_tracks_an_array(owned, &tape, function, "owned");
+    sphad::detail::require_readable(owned, tape, function, "owned");
     detail::require_size(function, "owned", owned.size(), plan.owned());
   });
-  Variable<E> out = sphad::detail::TapeAccess::make_output<E>(tape, plan.extended());
+  Variable<E> out = sphad::detail::make_output<E>(tape, plan.extended());
   detail::gather(tape.exec(), plan.data(), primal_view(owned).data(), const_cast<E*>(out.data()),
                  false);
   detail::push_linear<detail::AddScatter>(tape, plan.communicator(), plan.shared(), owned, out,
@@ -80,15 +84,18 @@ auto record_halo_gather(Tape<Exec>& tape, const HaloPlan<Exec>& plan, const X& o
 /// e.g. pair-once forces computed on ghosts): returns [plan.owned()] as a tape-owned `Variable`;
 /// its backward gathers the owners' adjoints to the ghosts. Throws on every rank as
 /// `record_halo_gather` does, naming `plan` or `extended` ([plan.extended()]).
-template <class Exec, class X>
-auto record_halo_scatter_add(Tape<Exec>& tape, const HaloPlan<Exec>& plan, const X& extended) {
+template <template <class> class TapeT,
+          class Exec,
+          class X,
+          std::enable_if_t<is_tape_v<TapeT<Exec>>, int> = 0>
+auto record_halo_scatter_add(TapeT<Exec>& tape, const HaloPlan<Exec>& plan, const X& extended) {
   using E = view_element_t<X>;
   constexpr const char* function = "dist::record_halo_scatter_add";
   detail::require_plan_call(plan, function, [&] {
-    sphad::detail::require_tracks_an_array(extended, &tape, function, "extended");
+    sphad::detail::require_readable(extended, tape, function, "extended");
     detail::require_size(function, "extended", extended.size(), plan.extended());
   });
-  Variable<E> out = sphad::detail::TapeAccess::make_output<E>(tape, plan.owned());
+  Variable<E> out = sphad::detail::make_output<E>(tape, plan.owned());
   detail::scatter_add(tape.exec(), plan.data(), primal_view(extended).data(),
                       const_cast<E*>(out.data()), false);
   detail::push_linear<detail::AddGather>(tape, plan.communicator(), plan.shared(), extended, out,
@@ -127,12 +134,15 @@ Buffer<E, Exec> all_sum(const Communicator& comm, const Exec& exec, Span<const E
 /// `tape.backward(loss)`; each rank's share gets ∂L/∂L_r = 1. Throws naming `x` on every rank
 /// when it is, on any rank, an empty `Variable`, a `Variable` of another or a cleared tape, or
 /// not one element.
-template <class Exec, class X>
-auto record_all_sum(Tape<Exec>& tape, const Communicator& comm, const X& x) {
+template <template <class> class TapeT,
+          class Exec,
+          class X,
+          std::enable_if_t<is_tape_v<TapeT<Exec>>, int> = 0>
+auto record_all_sum(TapeT<Exec>& tape, const Communicator& comm, const X& x) {
   using E = view_element_t<X>;
   comm.require_all_pass([&] { sim::check_view(tape, x, 1, "dist::record_all_sum", "x"); });
   const Buffer<E, Exec> sum = detail::sum_over_ranks(comm, tape.exec(), primal_view(x).data());
-  Variable<E> out = sphad::detail::TapeAccess::make_output<E>(tape, 1);
+  Variable<E> out = sphad::detail::make_output<E>(tape, 1);
   exec::copy(tape.exec(), sum.data(), const_cast<E*>(out.data()), 1);
   detail::push_linear<detail::AddShare>(tape, comm, std::make_shared<const Communicator>(comm), x,
                                         out, "x");

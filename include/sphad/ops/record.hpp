@@ -4,6 +4,7 @@
 
 #include <sphad/config.hpp>
 
+#include <sphad/ad/plain_tape.hpp>
 #include <sphad/ad/tape.hpp>
 #include <sphad/domain.hpp>
 #include <sphad/ops/apply.hpp>
@@ -15,6 +16,7 @@
 #include <sphad/search/transpose.hpp>
 #include <sphad/sim/record_map.hpp>
 
+#include <cstdint>
 #include <memory>
 #include <type_traits>
 #include <utility>
@@ -102,6 +104,45 @@ auto record_over(Tape<Exec>& tape,
   }
   return out;
 }
+
+/// `record` on a plain tape with the value arguments parsed: the same checks and launch, into
+/// the plain tape's next output slot, nothing recorded.
+template <class Op,
+          class Exec,
+          class Queries,
+          class References,
+          class Adjacency,
+          class QueryValues,
+          class ReferenceValues,
+          class Corr>
+auto record_plain(PlainTape<Exec>& tape,
+                  const Pairs<Queries, References, Adjacency>& pairs,
+                  const QueryValues& query_values,
+                  const ReferenceValues& reference_values,
+                  const Corr& corrections) {
+  using namespace pairloop;
+  constexpr const char* function = "record";
+  const auto readable = [&](const char* field, const auto& view) {
+    sphad::detail::require_readable(view, tape, function, field);
+  };
+  for_each_field(pairs.queries, query_fields, readable);
+  for_each_field(pairs.references, reference_fields, readable);
+  readable("query_values", query_values);
+  readable("reference_values", reference_values);
+  for_each_correction_field(corrections, readable);
+  const Untracked untracked;
+  const auto q = map_set(pairs.queries, untracked);
+  const auto r = map_set(pairs.references, untracked);
+  const auto qv = untracked(query_values);
+  const auto rv = untracked(reference_values);
+  const auto c = map_corrections(corrections, untracked, untracked, untracked);
+  using Out = output_of_t<Op, decltype(q), decltype(r), decltype(qv), decltype(rv), decltype(c)>;
+  const std::int64_t n = checked_size(q, function, "queries");
+  const Variable<Out> out = sphad::detail::make_output<Out>(tape, n);
+  evaluate_all<Op>(tape.exec(), q, r, pairs.domain, *pairs.adjacency, qv, rv, pairs.options, c,
+                   StoreAt<Out>{const_cast<Out*>(out.data())}, function);
+  return out;
+}
 } // namespace ops::detail
 
 /// Reverse mode: `record<Op>(tape, pairs, values...[, corrections])` over `pairs` (`ops::pairs`
@@ -130,6 +171,19 @@ auto record(Tape<Exec>& tape, const ops::Pairs<Q, R, Adjacency>& pairs, const Ar
   return ops::detail::with_call_values(
       [&](const auto& qv, const auto& rv, const auto& c) {
         return ops::detail::record_over<Op>(tape, pairs, qv, rv, c);
+      },
+      args...);
+}
+
+/// `record<Op>` on a plain tape: evaluates `Op` exactly as on a `Tape` (the same checks, launch
+/// and bits) into the plain tape's next output slot and records nothing; returns the output as
+/// a view (`Span<const Out>`, valid until the plain tape's `reset()`). The pairs may be over a
+/// neighbour list or a search grid, as for `apply`; `Variable` inputs are read as arrays.
+template <class Op, class Exec, class Q, class R, class Adjacency, class... Args>
+auto record(PlainTape<Exec>& tape, const ops::Pairs<Q, R, Adjacency>& pairs, const Args&... args) {
+  return ops::detail::with_call_values(
+      [&](const auto& qv, const auto& rv, const auto& c) {
+        return ops::detail::record_plain<Op>(tape, pairs, qv, rv, c);
       },
       args...);
 }

@@ -4,6 +4,7 @@
 
 #include <sphad/config.hpp>
 
+#include <sphad/ad/plain_tape.hpp>
 #include <sphad/ad/tape.hpp>
 #include <sphad/domain.hpp>
 #include <sphad/exec/buffer.hpp>
@@ -236,6 +237,8 @@ jvp(const Exec& exec,
 /// Deprecated: `record<Op>(tape, ops::pairs(queries, references, domain, neighbors, options),
 /// query_values, reference_values, corrections)`, which it forwards to.
 template <class Op,
+          template <class>
+          class TapeT,
           class Exec,
           class Queries,
           class References,
@@ -244,9 +247,10 @@ template <class Op,
           class Corr = ops::Uncorrected,
           std::enable_if_t<ops::detail::are_field_values_v<QueryValues, ReferenceValues> &&
                                !ops::is_pairs_v<Queries>,
-                           int> = 0>
+                           int> = 0,
+          std::enable_if_t<is_tape_v<TapeT<Exec>>, int> = 0>
 SPHAD_DEPRECATED_SPELLED_OUT auto
-record(Tape<Exec>& tape,
+record(TapeT<Exec>& tape,
        const Queries& queries,
        const References& references,
        const Domain<Queries::dim, typename Queries::primal_scalar>& domain,
@@ -263,13 +267,16 @@ record(Tape<Exec>& tape,
 /// corrections])` for an operator without fields.
 template <
     class Op,
+    template <class>
+    class TapeT,
     class Exec,
     class Queries,
     class References,
     class Corr = ops::Uncorrected,
-    std::enable_if_t<ops::detail::is_corrections_v<Corr> && !ops::is_pairs_v<Queries>, int> = 0>
+    std::enable_if_t<ops::detail::is_corrections_v<Corr> && !ops::is_pairs_v<Queries>, int> = 0,
+    std::enable_if_t<is_tape_v<TapeT<Exec>>, int> = 0>
 SPHAD_DEPRECATED_SPELLED_OUT auto
-record(Tape<Exec>& tape,
+record(TapeT<Exec>& tape,
        const Queries& queries,
        const References& references,
        const Domain<Queries::dim, typename Queries::primal_scalar>& domain,

@@ -5,6 +5,7 @@
 #include <sphad/config.hpp>
 
 #include <sphad/ad/dual_view.hpp>
+#include <sphad/ad/plain_tape.hpp>
 #include <sphad/ad/tape.hpp>
 #include <sphad/ad/variable.hpp>
 #include <sphad/errors.hpp>
@@ -147,16 +148,17 @@ struct ScatterAddRecord final : sphad::detail::Record<Exec> {
 /// keeps the positions grouped by target (16 bytes per index). Throws `InvalidArgument` naming
 /// `x` or `index` (an index outside [0, n): checked on the host; CUDA does not read the indices
 /// back), before the tape changes.
-template <class Exec, class X>
-auto record_gather(Tape<Exec>& tape, const X& x, Span<const std::int32_t> index) {
+template <class T, class X, std::enable_if_t<is_tape_v<T>, int> = 0>
+auto record_gather(T& tape, const X& x, Span<const std::int32_t> index) {
+  using Exec = std::decay_t<decltype(tape.exec())>;
   using E = view_element_t<X>;
   sim::check_view(tape, x, x.size(), "record_gather", "x");
   sim::detail::check_index(tape.exec(), index, x.size(), "record_gather");
-  Variable<E> out = sphad::detail::TapeAccess::make_output<E>(tape, index.size());
+  const auto out = sphad::detail::make_output<E>(tape, index.size());
   exec::for_each_index(
       tape.exec(), index.size(),
       sim::GatherRows<E>{primal_view(x).data(), index.data(), const_cast<E*>(out.data()), false});
-  if constexpr (is_variable_v<X>) {
+  if constexpr (!is_plain_tape_v<T> && is_variable_v<X>) {
     sphad::detail::TapeAccess::push(
         tape, std::make_unique<sim::detail::GatherRecord<Exec, E>>(tape.exec(), x, out, index));
   }
@@ -167,21 +169,19 @@ auto record_gather(Tape<Exec>& tape, const X& x, Span<const std::int32_t> index)
 /// order, recorded on `tape` when `x` is a `Variable` (its gradient: x̄_i = ȳ[index_i]). `x`
 /// and `index`: [m] each, the indices in [0, n). The record keeps a copy of `index`. Throws
 /// `InvalidArgument` naming `n`, `x` or `index` (see `record_gather`), before the tape changes.
-template <class Exec, class X>
-auto record_scatter_add(Tape<Exec>& tape,
-                        const X& x,
-                        Span<const std::int32_t> index,
-                        std::int64_t n) {
+template <class T, class X, std::enable_if_t<is_tape_v<T>, int> = 0>
+auto record_scatter_add(T& tape, const X& x, Span<const std::int32_t> index, std::int64_t n) {
   using E = view_element_t<X>;
   SPHAD_REQUIRE(n >= 0, "record_scatter_add", "n", sphad::detail::concat("negative (got ", n, ")"));
+  using Exec = std::decay_t<decltype(tape.exec())>;
   sim::check_view(tape, x, index.size(), "record_scatter_add", "x");
   sim::detail::check_index(tape.exec(), index, n, "record_scatter_add");
-  Variable<E> out = sphad::detail::TapeAccess::make_output<E>(tape, n);
+  const auto out = sphad::detail::make_output<E>(tape, n);
   const sim::IndexGroups<Exec> groups(tape.exec(), index, n);
   exec::for_each_index(tape.exec(), n,
                        sim::SumGroups<E>{groups.offsets.data(), groups.entries.data(),
                                          primal_view(x).data(), const_cast<E*>(out.data()), false});
-  if constexpr (is_variable_v<X>) {
+  if constexpr (!is_plain_tape_v<T> && is_variable_v<X>) {
     sphad::detail::TapeAccess::push(
         tape, std::make_unique<sim::detail::ScatterAddRecord<Exec, E>>(tape.exec(), x, out, index));
   }

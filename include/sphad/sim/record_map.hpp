@@ -5,6 +5,7 @@
 #include <sphad/config.hpp>
 
 #include <sphad/ad/dual_view.hpp>
+#include <sphad/ad/plain_tape.hpp>
 #include <sphad/ad/tape.hpp>
 #include <sphad/errors.hpp>
 #include <sphad/exec/host.hpp>
@@ -138,16 +139,16 @@ struct RowTerm {
 };
 
 /// Throws naming `argument` of `function` when an input is an empty `Variable`, one another tape
-/// owns, or a view whose size is not n (before the tape changes).
-template <class Exec, class... Views>
-void check_row_inputs(const Tape<Exec>& tape,
+/// owns (a recording tape), or a view whose size is not n (before the tape changes).
+template <class T, class... Views>
+void check_row_inputs(const T& tape,
                       std::int64_t n,
                       const char* function,
                       const char* argument,
                       const Views&... inputs) {
   SPHAD_REQUIRE(n >= 0, function, "n", sphad::detail::concat("negative (got ", n, ")"));
   [[maybe_unused]] const auto check = [&](const auto& input) {
-    sphad::detail::require_tracks_an_array(input, &tape, function, argument);
+    sphad::detail::require_readable(input, tape, function, argument);
     SPHAD_REQUIRE(
         input.size() == n, function, argument,
         sphad::detail::concat("an input has ", input.size(), " entries for ", n, " rows"));
@@ -156,23 +157,24 @@ void check_row_inputs(const Tape<Exec>& tape,
 }
 
 /// `record_map` (`Sum` false: out[i] = f(inputs at i)) and `record_reduce` (`Sum` true:
-/// out[0] = Σ_i f(inputs at i)): the checks, the evaluation, and the map's record, whose rows
-/// read ȳ at i or all read the sum's one adjoint (stride 0).
-template <bool Sum, class F, class Exec, class... Views>
+/// out[0] = Σ_i f(inputs at i)): the checks, the evaluation, and (on a recording tape) the map's
+/// record, whose rows read ȳ at i or all read the sum's one adjoint (stride 0).
+template <bool Sum, class F, class T, class... Views>
 auto record_rows(
-    Tape<Exec>& tape, std::int64_t n, const F& f, const char* function, const Views&... inputs) {
+    T& tape, std::int64_t n, const F& f, const char* function, const Views&... inputs) {
   check_row_inputs(tape, n, function, "inputs", inputs...);
   const auto plain = make_pack(pairloop::Untracked{}(inputs)...);
   using Pack = std::remove_const_t<decltype(plain)>;
   using Out = std::remove_cv_t<std::remove_reference_t<decltype(plain.apply(f, 0))>>;
-  Variable<Out> out = sphad::detail::TapeAccess::make_output<Out>(tape, Sum ? 1 : n);
+  auto out = sphad::detail::make_output<Out>(tape, Sum ? 1 : n);
   Out* const y = const_cast<Out*>(out.data());
   if constexpr (Sum) {
     exec::transform_reduce(tape.exec(), n, RowTerm<F, Pack>{f, plain}, y);
   } else {
     exec::for_each_index(tape.exec(), n, MapPrimal<F, Pack, Out>{f, plain, y});
   }
-  if constexpr ((is_variable_v<Views> || ...)) {
+  if constexpr (!is_plain_tape_v<T> && (is_variable_v<Views> || ...)) {
+    using Exec = std::decay_t<decltype(tape.exec())>;
     sphad::detail::TapeAccess::push(tape,
                                     std::make_unique<MapRecord<Exec, F, Out, Views...>>(
                                         f, std::tuple<Views...>(inputs...), out, n, Sum ? 0 : 1));
@@ -195,6 +197,12 @@ template <class F, class Exec, class... Views>
 auto record_map(Tape<Exec>& tape, std::int64_t n, const F& f, const Views&... inputs) {
   return sim::detail::record_rows<false>(tape, n, f, "record_map", inputs...);
 }
+/// `record_map` on a plain tape: the same evaluation, nothing recorded; the output a view
+/// (`Span<const E>`) of the plain tape's memory.
+template <class F, class Exec, class... Views>
+auto record_map(PlainTape<Exec>& tape, std::int64_t n, const F& f, const Views&... inputs) {
+  return sim::detail::record_rows<false>(tape, n, f, "record_map", inputs...);
+}
 
 /// Reverse mode for a sum over rows: out[0] = Σ_{i < n} f(inputs[0][i], inputs[1][i], ...), one
 /// element, recorded on `tape` when any input is a `Variable` (the output a `Variable` owned by
@@ -207,6 +215,12 @@ auto record_map(Tape<Exec>& tape, std::int64_t n, const F& f, const Views&... in
 /// named sums a loss is made of (`record_sum`, `record_dot`, ...) are in <sphad/sim/reduce.hpp>.
 template <class F, class Exec, class... Views>
 auto record_reduce(Tape<Exec>& tape, std::int64_t n, const F& f, const Views&... inputs) {
+  return sim::detail::record_rows<true>(tape, n, f, "record_reduce", inputs...);
+}
+/// `record_reduce` on a plain tape: the same sum, nothing recorded; the output a view of one
+/// element in the plain tape's memory.
+template <class F, class Exec, class... Views>
+auto record_reduce(PlainTape<Exec>& tape, std::int64_t n, const F& f, const Views&... inputs) {
   return sim::detail::record_rows<true>(tape, n, f, "record_reduce", inputs...);
 }
 

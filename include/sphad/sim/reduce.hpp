@@ -4,6 +4,7 @@
 
 #include <sphad/config.hpp>
 
+#include <sphad/ad/plain_tape.hpp>
 #include <sphad/ad/tape.hpp>
 #include <sphad/math/mat.hpp>
 #include <sphad/math/vec.hpp>
@@ -11,6 +12,7 @@
 #include <sphad/sim/views.hpp>
 
 #include <cstdint>
+#include <type_traits>
 
 /// \file
 /// \brief The recorded sums a loss is made of: `record_sum`, `record_weighted_sum`,
@@ -68,32 +70,33 @@ struct SquaredNorm {
 
 } // namespace sim
 
-/// Σ_i x_i (an element of x's type), recorded: each x_i's gradient is the sum's adjoint.
-template <class Exec, class X>
-auto record_sum(Tape<Exec>& tape, const X& x) {
+/// Σ_i x_i (an element of x's type), recorded: each x_i's gradient is the sum's adjoint. Each
+/// sum here takes a `Tape` or a `PlainTape` (evaluated, not recorded).
+template <class T, class X, std::enable_if_t<is_tape_v<T>, int> = 0>
+auto record_sum(T& tape, const X& x) {
   sim::check_view(tape, x, x.size(), "record_sum", "x");
   return record_reduce(tape, x.size(), sim::Identity{}, x);
 }
 
 /// Σ_i w_i x_i (w: scalars; x: any elements, as many), recorded.
-template <class Exec, class W, class X>
-auto record_weighted_sum(Tape<Exec>& tape, const W& w, const X& x) {
+template <class T, class W, class X, std::enable_if_t<is_tape_v<T>, int> = 0>
+auto record_weighted_sum(T& tape, const W& w, const X& x) {
   sim::check_view(tape, x, x.size(), "record_weighted_sum", "x");
   sim::check_view(tape, w, x.size(), "record_weighted_sum", "w");
   return record_reduce(tape, x.size(), sim::Weighted{}, w, x);
 }
 
 /// Σ_i ⟨a_i, b_i⟩ (the sum of the products of all their scalars), recorded.
-template <class Exec, class A, class B>
-auto record_dot(Tape<Exec>& tape, const A& a, const B& b) {
+template <class T, class A, class B, std::enable_if_t<is_tape_v<T>, int> = 0>
+auto record_dot(T& tape, const A& a, const B& b) {
   sim::check_view(tape, a, a.size(), "record_dot", "a");
   sim::check_view(tape, b, a.size(), "record_dot", "b");
   return record_reduce(tape, a.size(), sim::Dot{}, a, b);
 }
 
 /// Σ_i ⟨x_i, x_i⟩ (the squared L2 norm over every scalar of x), recorded.
-template <class Exec, class X>
-auto record_squared_norm(Tape<Exec>& tape, const X& x) {
+template <class T, class X, std::enable_if_t<is_tape_v<T>, int> = 0>
+auto record_squared_norm(T& tape, const X& x) {
   sim::check_view(tape, x, x.size(), "record_squared_norm", "x");
   return record_reduce(tape, x.size(), sim::SquaredNorm{}, x);
 }

@@ -4,6 +4,7 @@
 
 #include <sphad/config.hpp>
 
+#include <sphad/ad/plain_tape.hpp>
 #include <sphad/ad/tape.hpp>
 #include <sphad/ad/variable.hpp>
 #include <sphad/errors.hpp>
@@ -17,6 +18,7 @@
 #include <cstdint>
 #include <memory>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -49,11 +51,8 @@ namespace detail {
 
 /// Throws naming `step` of `function` when step k returned an array that is an empty
 /// `Variable`, or an output of a tape other than its own `tape` or of one that was cleared.
-template <class Exec, class S>
-void require_step_output(const Tape<Exec>& tape,
-                         const S& out,
-                         std::int64_t k,
-                         const char* function) {
+template <class TapeT, class S>
+void require_step_output(const TapeT& tape, const S& out, std::int64_t k, const char* function) {
   std::size_t j = 0;
   [[maybe_unused]] const auto check = [&](const auto& a) {
     const auto returned = [&](const char* what) {
@@ -75,19 +74,38 @@ void require_step_output(const Tape<Exec>& tape,
   std::apply([&](const auto&... a) { (check(a), ...); }, fields_of(out));
 }
 
-/// s ← step(s, θ) at step k, run plain (views in, nothing kept); `function` names the caller
-/// in errors.
+/// Whether `step` takes a plain tape (a step written over its tape type). Then the advances run
+/// it on a `PlainTape`, recording nothing and reusing the plain tape's memory; a step that takes
+/// only `Tape<Exec>&` runs on a fresh recording tape whose records are dropped.
+template <class Exec, class State, class Params, class Step>
+inline constexpr bool takes_plain_tape_v =
+    std::is_invocable_v<const Step&,
+                        PlainTape<Exec>&,
+                        const decltype(views(std::declval<State&>()))&,
+                        const decltype(views(std::declval<Params&>()))&,
+                        std::int64_t>;
+
+/// s ← step(s, θ) at step k, run plain (views in, nothing kept; on `plain` when the step takes
+/// a plain tape); `function` names the caller in errors.
 template <class Exec, class State, class Params, class Step>
 void advance_one(const Exec& exec,
+                 PlainTape<Exec>& plain,
                  State& s,
                  const Params& params,
                  const Step& step,
                  std::int64_t k,
                  const char* function) {
-  Tape<Exec> tape(exec);
-  const auto out = step(tape, views(s), views(params), k);
-  require_step_output(tape, out, k, function);
-  assign(exec, out, s);
+  if constexpr (takes_plain_tape_v<Exec, State, Params, Step>) {
+    plain.reset(); // the previous step's outputs were copied into s
+    const auto out = step(plain, views(s), views(params), k);
+    require_step_output(plain, out, k, function);
+    assign(exec, out, s);
+  } else {
+    Tape<Exec> tape(exec);
+    const auto out = step(tape, views(s), views(params), k);
+    require_step_output(tape, out, k, function);
+    assign(exec, out, s);
+  }
 }
 
 /// The rollout's work: advances, checkpoints, and the reverse sweep of one step at a time.
@@ -108,11 +126,12 @@ struct Rollout {
   State<Stored>& state_adjoint; ///< ∂L/∂s_{k+1} while step k is reversed; ∂L/∂s_0 at the end
   Params<Stored>& params_adjoint; ///< Σ_k ∂L/∂θ through step k, summed in step order k = T−1..0
   RolloutResult<Exec>& result;
-  State<Stored> work; ///< the state being advanced
+  State<Stored> work;          ///< the state being advanced
+  PlainTape<Exec> plain{exec}; ///< the advances' outputs (when the step takes a plain tape)
 
   /// s ← step(s, θ) plain (nothing tracked, so nothing recorded).
   void advance(State<Stored>& s, std::int64_t k) {
-    advance_one(exec, s, params, step, k, "sim::rollout_gradient");
+    advance_one(exec, plain, s, params, step, k, "sim::rollout_gradient");
     ++result.advances;
   }
 
@@ -227,11 +246,15 @@ struct Rollout {
 
 /// The plain rollout: advances `state` in place through steps k = `first`, …, `first` +
 /// `steps` − 1 of `step` with parameters `params`, recording nothing (each step's outputs are
-/// copied back into `state`). The same arithmetic as the advances inside `rollout_gradient`,
-/// so a target made by it, or a loss's finite differences, see the same bits. Throws
+/// copied back into `state`). A step written over its tape type (`template <class T>
+/// operator()(T& tape, ...)`, or a generic lambda) runs on `tape`, a `PlainTape` whose output
+/// memory is reused from step to step (keep it across calls and a steady run allocates nothing
+/// for the outputs); a step that takes only `Tape<Exec>&` runs on a fresh recording tape per
+/// step. The same arithmetic as the advances inside `rollout_gradient`, so a
+/// target made by it, or a loss's finite differences, see the same bits. Throws
 /// `InvalidArgument` naming `steps` when it is negative.
 template <class Exec, template <class> class State, template <class> class Params, class Step>
-void rollout(const Exec& exec,
+void rollout(PlainTape<Exec>& tape,
              std::int64_t steps,
              State<Stored<Exec>>& state,
              const Params<Stored<Exec>>& params,
@@ -240,8 +263,21 @@ void rollout(const Exec& exec,
   SPHAD_REQUIRE(steps >= 0, "sim::rollout", "steps",
                 sphad::detail::concat("is negative (got ", steps, ")"));
   for (std::int64_t k = first; k < first + steps; ++k) {
-    detail::advance_one(exec, state, params, step, k, "sim::rollout");
+    detail::advance_one(tape.exec(), tape, state, params, step, k, "sim::rollout");
   }
+}
+
+/// The plain rollout on a plain tape of its own (its output memory allocated by the first step
+/// and reused by the others).
+template <class Exec, template <class> class State, template <class> class Params, class Step>
+void rollout(const Exec& exec,
+             std::int64_t steps,
+             State<Stored<Exec>>& state,
+             const Params<Stored<Exec>>& params,
+             const Step& step,
+             std::int64_t first = 0) {
+  PlainTape<Exec> tape(exec);
+  rollout(tape, steps, state, params, step, first);
 }
 
 /// The gradient of L(s_T) for the rollout s_{k+1} = step(s_k, θ), k = 0 .. T−1, with respect
@@ -253,7 +289,8 @@ void rollout(const Exec& exec,
 ///
 /// `step(tape, s, theta, k)` returns s_{k+1} as `State<Tracked>` (the tape's outputs, or an
 /// input it passes through) and is generic over the kinds of `s` and `theta`: it runs plain on
-/// `State<Views>` and `Params<Views>` (advances: nothing is recorded) and recorded on
+/// `State<Views>` and `Params<Views>` (advances: nothing is recorded; on a `PlainTape` of the
+/// rollout's when the step is written over its tape type, as `rollout` says) and recorded on
 /// `State<Tracked>` and `Params<Tracked>` (one fresh tape per step). `loss(tape, s_T, theta)`
 /// returns a `Variable<double>` of one element, recorded on the last step's tape. Decisions a
 /// step takes from its input (a neighbour-list rebuild) repeat exactly on recomputation,

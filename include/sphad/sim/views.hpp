@@ -4,6 +4,7 @@
 
 #include <sphad/config.hpp>
 
+#include <sphad/ad/plain_tape.hpp>
 #include <sphad/ad/tape.hpp>
 #include <sphad/ad/variable.hpp>
 #include <sphad/errors.hpp>
@@ -20,13 +21,10 @@ namespace sphad::sim {
 /// distributed sums) check of an input view: throws naming `argument` of `function` when `view`
 /// is an empty `Variable`, a `Variable` of
 /// another tape or a cleared one, or has other than n elements (before the tape changes).
-template <class Exec, class View>
-void check_view(const Tape<Exec>& tape,
-                const View& view,
-                std::int64_t n,
-                const char* function,
-                const char* argument) {
-  sphad::detail::require_tracks_an_array(view, &tape, function, argument);
+template <class T, class View>
+void check_view(
+    const T& tape, const View& view, std::int64_t n, const char* function, const char* argument) {
+  sphad::detail::require_readable(view, tape, function, argument);
   SPHAD_REQUIRE(view.size() == n, function, argument,
                 sphad::detail::concat("has ", view.size(), " element", view.size() == 1 ? "" : "s",
                                       " where ", n, n == 1 ? " is" : " are", " needed"));

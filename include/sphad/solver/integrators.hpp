@@ -4,6 +4,7 @@
 
 #include <sphad/config.hpp>
 
+#include <sphad/ad/plain_tape.hpp>
 #include <sphad/ad/tape.hpp>
 #include <sphad/errors.hpp>
 #include <sphad/sim/record_map.hpp>
@@ -16,9 +17,9 @@
 
 /// \file
 /// \brief Explicit integrators over a user's state struct (`sim/state.hpp`): symplectic Euler
-/// and kick–drift–kick, recorded on the tape like any step. The state has members `x`
-/// (positions) and `v` (velocities) and any others (densities, ...); the caller's rate function
-/// returns the time derivatives as a state of the same struct.
+/// and kick–drift–kick, recorded on the tape like any step (on a `PlainTape`: evaluated only). The
+/// state has members `x` (positions) and `v` (velocities) and any others (densities, ...); the
+/// caller's rate function returns the time derivatives as a state of the same struct.
 
 namespace sphad::solver {
 
@@ -49,18 +50,20 @@ struct Copy {
 
 /// Throws naming `rates` of `function` when a rate array is neither empty nor of its field's
 /// size, or is an output of a tape that was cleared or destroyed (before anything is recorded).
-template <template <class> class State, class Kind>
-void check_rates(const State<Kind>& s, const State<sim::Tracked>& r, const char* function) {
+template <template <class> class State, class Kind, class RKind>
+void check_rates(const State<Kind>& s, const State<RKind>& r, const char* function) {
   std::size_t k = 0;
   sim::for_each_field_pair(s, r, [&](const auto& y, const auto& rate) {
     SPHAD_REQUIRE(rate.size() == 0 || rate.size() == y.size(), function, "rates",
                   sphad::detail::concat("returned array ", k, " of the state's fields() with ",
                                         rate.size(), " elements for a field of ", y.size(),
                                         " (a rate has its field's size, or none: carried on)"));
-    SPHAD_REQUIRE(rate.state == nullptr || !rate.state->released, function, "rates",
-                  sphad::detail::concat("returned array ", k,
-                                        " of the state's fields() as an output of a tape that "
-                                        "was cleared or destroyed (its memory is gone)"));
+    if constexpr (is_variable_v<std::decay_t<decltype(rate)>>) {
+      SPHAD_REQUIRE(rate.state == nullptr || !rate.state->released, function, "rates",
+                    sphad::detail::concat("returned array ", k,
+                                          " of the state's fields() as an output of a tape that "
+                                          "was cleared or destroyed (its memory is gone)"));
+    }
     ++k;
   });
 }
@@ -72,12 +75,9 @@ bool is_member(const A& member, const B& target) {
 }
 
 /// The kick of every field but x: y + Δt r_y (a copy where r_y is empty); x is copied.
-template <class Exec, template <class> class State, class Kind, class RKind, std::size_t... K>
-State<sim::Tracked> kick_fields(Tape<Exec>& tape,
-                                const State<Kind>& s,
-                                const State<RKind>& r,
-                                double dt,
-                                std::index_sequence<K...>) {
+template <class T, template <class> class State, class Kind, class RKind, std::size_t... K>
+State<sim::Tracked> kick_fields(
+    T& tape, const State<Kind>& s, const State<RKind>& r, double dt, std::index_sequence<K...>) {
   const auto fs = sim::fields_of(s);
   const auto fr = sim::fields_of(r);
   const auto one = [&](const auto& y, const auto& rate) {
@@ -92,12 +92,9 @@ State<sim::Tracked> kick_fields(Tape<Exec>& tape,
 
 /// Kicks every field but x by Δt_kick; then x' = x + Δt_drift (v' + r_x), or x + Δt_drift v'
 /// when r_x is empty (v' the kicked velocities).
-template <class Exec, template <class> class State, class Kind, class RKind>
-State<sim::Tracked> kick_drift(Tape<Exec>& tape,
-                               const State<Kind>& s,
-                               const State<RKind>& r,
-                               double dt_kick,
-                               double dt_drift) {
+template <class T, template <class> class State, class Kind, class RKind>
+State<sim::Tracked>
+kick_drift(T& tape, const State<Kind>& s, const State<RKind>& r, double dt_kick, double dt_drift) {
   sim::check_fields<State>();
   constexpr std::size_t n = std::tuple_size_v<decltype(sim::fields_of(s))>;
   auto out = kick_fields(tape, s, r, dt_kick, std::make_index_sequence<n>{});
@@ -126,12 +123,17 @@ struct Trapezoid {
 ///   x' = x + Δt (v' + r_x).
 /// `rates(tape, s)` returns a `State<sim::Tracked>` of time derivatives: r.v the accelerations;
 /// r.x an extra position rate added to v' (a shifting velocity) or empty; a field whose rate is
-/// empty (a `Variable` of size 0) is carried on unchanged. Every stage is recorded on `tape`.
+/// empty (a `Variable` of size 0) is carried on unchanged. Every stage is recorded on `tape` (a
+/// `Tape`; on a `PlainTape` evaluated only).
 /// First order; symplectic for conservative position-dependent forces; one rate evaluation.
-template <class Exec, template <class> class State, class Kind, class Rates>
-State<sim::Tracked>
-symplectic_euler(Tape<Exec>& tape, const State<Kind>& s, double dt, const Rates& rates) {
-  const State<sim::Tracked> r = rates(tape, s);
+template <class T,
+          template <class>
+          class State,
+          class Kind,
+          class Rates,
+          std::enable_if_t<is_tape_v<T>, int> = 0>
+State<sim::Tracked> symplectic_euler(T& tape, const State<Kind>& s, double dt, const Rates& rates) {
+  const auto r = rates(tape, s);
   detail::check_rates(s, r, "solver::symplectic_euler");
   return detail::kick_drift(tape, s, r, dt, dt);
 }
@@ -142,13 +144,17 @@ symplectic_euler(Tape<Exec>& tape, const State<Kind>& s, double dt, const Rates&
 /// Rates as for `symplectic_euler`; the second kick evaluates them at the drifted positions and
 /// the half-kicked fields. Second order and time-reversible for conservative forces; two rate
 /// evaluations per step (carry the rates in the state to reuse the second as the next first).
-template <class Exec, template <class> class State, class Kind, class Rates>
-State<sim::Tracked>
-kick_drift_kick(Tape<Exec>& tape, const State<Kind>& s, double dt, const Rates& rates) {
-  const State<sim::Tracked> first = rates(tape, s);
+template <class T,
+          template <class>
+          class State,
+          class Kind,
+          class Rates,
+          std::enable_if_t<is_tape_v<T>, int> = 0>
+State<sim::Tracked> kick_drift_kick(T& tape, const State<Kind>& s, double dt, const Rates& rates) {
+  const auto first = rates(tape, s);
   detail::check_rates(s, first, "solver::kick_drift_kick");
-  const State<sim::Tracked> half = detail::kick_drift(tape, s, first, dt / 2, dt);
-  const State<sim::Tracked> second = rates(tape, half);
+  const auto half = detail::kick_drift(tape, s, first, dt / 2, dt);
+  const auto second = rates(tape, half);
   detail::check_rates(s, second, "solver::kick_drift_kick");
   return detail::kick_drift(tape, half, second, dt / 2, 0.0);
 }
@@ -161,19 +167,24 @@ kick_drift_kick(Tape<Exec>& tape, const State<Kind>& s, double dt, const Rates& 
 /// (continuity equation): symplectic Euler and kick–drift–kick update such a field from the old
 /// velocities, which makes the acoustic oscillation grow; here the corrector's density rate sees
 /// the midpoint velocities.
-template <class Exec, template <class> class State, class Kind, class Rates>
+template <class T,
+          template <class>
+          class State,
+          class Kind,
+          class Rates,
+          std::enable_if_t<is_tape_v<T>, int> = 0>
 State<sim::Tracked>
-predictor_corrector(Tape<Exec>& tape, const State<Kind>& s, double dt, const Rates& rates) {
+predictor_corrector(T& tape, const State<Kind>& s, double dt, const Rates& rates) {
   sim::check_fields<State>();
-  const State<sim::Tracked> first = rates(tape, s);
+  const auto first = rates(tape, s);
   detail::check_rates(s, first, "solver::predictor_corrector");
-  const State<sim::Tracked> half = detail::kick_drift(tape, s, first, dt / 2, 0.0);
+  const auto half = detail::kick_drift(tape, s, first, dt / 2, 0.0);
   // x½ with the old velocities: x + ½Δt (v + r_x).
-  State<sim::Tracked> mid = half;
+  auto mid = half;
   mid.x = first.x.size() == 0
               ? record_map(tape, s.x.size(), detail::Axpy{dt / 2}, s.x, s.v)
               : record_map(tape, s.x.size(), detail::Axpy2{dt / 2}, s.x, s.v, first.x);
-  const State<sim::Tracked> second = rates(tape, mid);
+  const auto second = rates(tape, mid);
   detail::check_rates(s, second, "solver::predictor_corrector");
   constexpr std::size_t n = std::tuple_size_v<decltype(sim::fields_of(s))>;
   auto out = detail::kick_fields(tape, s, second, dt, std::make_index_sequence<n>{});

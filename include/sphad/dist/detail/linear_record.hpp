@@ -4,6 +4,7 @@
 
 #include <sphad/config.hpp>
 
+#include <sphad/ad/plain_tape.hpp>
 #include <sphad/ad/tape.hpp>
 #include <sphad/ad/variable.hpp>
 #include <sphad/dist/communicator.hpp>
@@ -79,5 +80,14 @@ void push_linear(Tape<Exec>& tape,
                                                   });
   }
 }
+
+/// On a plain tape nothing is recorded (and no sweep will run).
+template <class Adjoint, class Exec, class Plan, class X, class E>
+void push_linear(PlainTape<Exec>&,
+                 const Communicator&,
+                 std::shared_ptr<const Plan>,
+                 const X&,
+                 const Variable<E>&,
+                 const char*) {}
 
 } // namespace sphad::dist::detail
