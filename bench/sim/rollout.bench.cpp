@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Differentiable rollouts (issue #24): T = 32 SPH steps — a list rebuilt from the step's
-// positions, Density, a Symmetric gradient of ρ, a pressure-and-force kick and a drift (record
-// and record_map) — run plain (`plain`), differentiated with every state kept (`all_states`)
-// and with 6 checkpoints (`checkpointed`, 2.0 plain advances per step by the binomial
-// schedule). 2D double, Wendland4, the operator benchmarks' particles sorted by cell; one
-// thread or the machine's. Counters: plain advances and recorded steps per rollout.
-// `BM_rollout_memory`: the peak memory of one gradient of T steps at N particles — everything on
-// one tape (`one_tape`), `rollout_gradient` with every state kept (`every_state`) and with
-// ⌈√T⌉ checkpoints (`sqrt_checkpoints`) — as the process's peak resident memory above what it
+// positions (over the step's own list memory), Density, a Symmetric gradient of ρ, a
+// pressure-and-force kick and a drift (record and record_map) — run plain (`plain`), differentiated
+// with every state kept (`all_states`) and with 6 checkpoints (`checkpointed`, 2.0 plain advances
+// per step by the binomial schedule). 2D double, Wendland4, the operator benchmarks' particles
+// sorted by cell; one thread or the machine's. Counters: plain advances and recorded steps per
+// rollout. `BM_rollout_memory`: the peak memory of one gradient of T steps at N particles —
+// everything on one tape (`one_tape`), `rollout_gradient` with every state kept (`every_state`) and
+// with ⌈√T⌉ checkpoints (`sqrt_checkpoints`) — as the process's peak resident memory above what it
 // held before (Linux: VmHWM, reset through /proc/self/clear_refs after glibc's malloc_trim
 // returned the memory freed before), with the bytes of one
 // state and of one recorded step's tape for comparison.
@@ -22,6 +22,7 @@
 #include <cmath>
 #include <cstdint>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,8 @@ struct Add {
 
 struct Step {
   const bench::OperatorCase<2, double>* c;
+  /// The step's list, rebuilt in every step over its own memory (a record keeps its own copy).
+  std::shared_ptr<NeighborList<exec::host>> list = std::make_shared<NeighborList<exec::host>>();
   template <class Tape, class Kind, class ParamKind>
   Motion<sim::Tracked>
   operator()(Tape& tape, const Motion<Kind>& s, const Force<ParamKind>& p, std::int64_t) const {
@@ -87,14 +90,14 @@ struct Step {
     ParticleSet<2, double> plain = c->set;
     plain.positions = primal_view(s.x);
     plain.densities = {};
-    const auto list = build_neighbor_list<SupportScheme::Gather>(
-        exec::host{}, plain.search_points(), plain.search_points(), c->cloud.domain);
+    rebuild_neighbor_list<SupportScheme::Gather>(exec::host{}, *list, plain.search_points(),
+                                                 plain.search_points(), c->cloud.domain);
     const auto set = plain.with_positions(s.x);
     const auto rho =
-        record<ops::Density<kernels::Wendland4>>(tape, set, set, c->cloud.domain, list);
+        record<ops::Density<kernels::Wendland4>>(tape, ops::pairs(set, c->cloud.domain, *list));
     const auto with_rho = set.with_densities(rho);
     const auto grad = record<ops::Gradient<kernels::Wendland4, GradientScheme::Symmetric>>(
-        tape, with_rho, with_rho, c->cloud.domain, list, rho, rho);
+        tape, ops::pairs(with_rho, c->cloud.domain, *list), rho);
     const auto v = record_map(tape, n, Kick{1e-4, 0.01}, s.v, grad, rho, p.f);
     return {record_map(tape, n, Drift{1e-4}, s.x, v), v};
   }

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: MIT
+// Whole solver steps and where their time goes (issue #50): the examples' Taylor–Green and
+// dam-break steps (examples/taylor_green, examples/wall_flows) at about N particles, 2D double,
+// on the machine's threads.
+//   BM_step<case, plain>:   one step on a kept `PlainTape` (list upkeep, two rate evaluations,
+//                           the integrator's maps; nothing recorded), the state advancing.
+//   BM_step<case, reverse>: the same step recorded on a fresh tape and swept backward from a unit
+//                           adjoint on every output (one reverse step of a rollout gradient).
+//   BM_term<term, mode>:    one term of one rate evaluation alone at the initial state over a
+//                           list built once: plain (on a plain tape) or reverse (recorded and
+//                           swept from a unit adjoint); `upkeep` is the list's refilter.
+// N: 1 024 (the smoke run), 10⁴, 10⁵ (Taylor–Green side ⌊√N⌉; dam break ⌊√(N/2)⌉ across
+// the column, walls added).
+#include "taylor_green/taylor_green.hpp"
+#include "wall_flows/wall_flows.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+using namespace sphad;
+
+namespace {
+
+using Host = exec::host;
+
+enum class Mode { plain, reverse };
+enum class Which { taylor_green, dam_break };
+
+tgv::Setup tgv_setup(std::int64_t n) {
+  tgv::Setup s;
+  s.side = int(std::lround(std::sqrt(double(n))));
+  return s;
+}
+wall_flows::Setup dam_setup(std::int64_t n) {
+  return wall_flows::dam_break(int(std::lround(std::sqrt(double(n) / 2))));
+}
+
+/// An element of E (a double, `Vec` or `Mat` of doubles) with every scalar 1.
+template <class E>
+E ones_like() {
+  static_assert(sizeof(E) % sizeof(double) == 0);
+  E e{};
+  double scalars[sizeof(E) / sizeof(double)];
+  for (double& x : scalars) {
+    x = 1.0;
+  }
+  std::memcpy(static_cast<void*>(&e), scalars, sizeof(E));
+  return e;
+}
+
+/// A vector of n elements with every scalar 1.
+template <class E>
+std::vector<E> ones(std::int64_t n) {
+  return std::vector<E>(std::size_t(n), ones_like<E>());
+}
+
+/// Sweeps `tape` backward from a unit adjoint on every array of a solver's state (x, v, ρ, x_ref).
+template <class Fluid>
+void sweep_from_ones(Tape<Host>& tape, const Fluid& out) {
+  using V2 = Vec<double, 2>;
+  const auto x = ones<V2>(out.x.size()), v = ones<V2>(out.v.size()),
+             x_ref = ones<V2>(out.x_ref.size());
+  const auto rho = ones<double>(out.rho.size());
+  tape.backward(BackwardOptions{}, Seed<V2>{out.x, Span<const V2>(x)},
+                Seed<V2>{out.v, Span<const V2>(v)}, Seed<double>{out.rho, Span<const double>(rho)},
+                Seed<V2>{out.x_ref, Span<const V2>(x_ref)});
+}
+
+template <Which W>
+struct Solver;
+template <>
+struct Solver<Which::taylor_green> {
+  using Case = tgv::Case<Host>;
+  static tgv::Setup setup(std::int64_t n) { return tgv_setup(n); }
+};
+template <>
+struct Solver<Which::dam_break> {
+  using Case = wall_flows::Case<Host>;
+  static wall_flows::Setup setup(std::int64_t n) { return dam_setup(n); }
+};
+
+template <Which W, Mode M>
+void BM_step(benchmark::State& state) {
+  const auto setup = Solver<W>::setup(state.range(0));
+  typename Solver<W>::Case c{setup, Host{}};
+  const auto step = c.step(setup.dt());
+  PlainTape<Host> plain(c.exec);
+  std::int64_t k = 0;
+  for (auto _ : state) {
+    if constexpr (M == Mode::plain) {
+      sim::rollout(plain, 1, c.state, c.params, step, k++);
+    } else {
+      Tape<Host> tape(c.exec);
+      const auto out = step(tape, sim::track(c.state), sim::track(c.params), 0);
+      sweep_from_ones(tape, out);
+      benchmark::DoNotOptimize(tape.gradient(out.v).data());
+    }
+  }
+  state.counters["particles"] = double(c.n);
+  state.counters["rebuilds"] = double(step.cache->rebuilds());
+}
+
+/// The Taylor–Green rate evaluation's terms.
+enum class Term {
+  upkeep,
+  pressure,
+  viscosity,
+  continuity,
+  clumping,
+  grad_v,
+  grad_rho,
+  maps,
+};
+
+/// Runs term `T` of the Taylor–Green rates on `tape` over the initial state.
+template <Term T, class TapeT, class S, class P>
+auto tgv_term(TapeT& tape,
+              const tgv::Constants& k,
+              const NeighborList<Host>& list,
+              const S& s,
+              const P& params,
+              Span<const tgv::M2> grad_v) {
+  using namespace tgv;
+  const std::int64_t n = s.x.size();
+  const ParticleSet<2, double> plain{primal_view(s.x), k.supports, k.masses, k.kinds};
+  const auto set = plain.with_positions(s.x).with_densities(s.rho);
+  const auto pairs = ops::pairs(set, k.domain, list);
+  using Difference = ops::Gradient<Kernel, GradientScheme::Difference>;
+  if constexpr (T == Term::pressure) {
+    return record<solver::PressureForce<Kernel>>(tape, pairs, s.rho);
+  } else if constexpr (T == Term::viscosity) {
+    return record<Viscous>(tape, pairs, s.v);
+  } else if constexpr (T == Term::continuity) {
+    return record<solver::ContinuityRate<Kernel>>(tape, pairs, s.v);
+  } else if constexpr (T == Term::clumping) {
+    return record<solver::AntiClumpingGradient<Kernel>>(tape, pairs, k.clumping);
+  } else if constexpr (T == Term::grad_v) {
+    return record<Difference>(tape, pairs, s.v);
+  } else if constexpr (T == Term::grad_rho) {
+    return record<Difference>(tape, pairs, s.rho);
+  } else {
+    // the rates' four maps: p, the shift, the acceleration, the density rate
+    const auto p = record_map(tape, n, k.eos, s.rho);
+    const auto shift = record_map(tape, n, k.shifting, s.v, s.v);
+    const auto a = record_map(tape, n, Acceleration{}, s.v, s.v, params.nu, grad_v, shift);
+    const auto drho = record_map(tape, n, DensityRate{}, p, s.v, shift);
+    return record_map(tape, n, sim::Weighted{}, drho, a);
+  }
+}
+
+template <Term T, Mode M>
+void BM_term(benchmark::State& state) {
+  const auto setup = tgv_setup(state.range(0));
+  tgv::Case<Host> c{setup, Host{}};
+  const auto step = c.step(setup.dt());
+  const auto points = SearchPoints<2, double>{{c.state.x.data(), c.n}, step.k.supports};
+  const auto& list = step.cache->update_from(
+      c.exec, points, Span<const tgv::V2>{c.state.x_ref.data(), c.n}, step.k.domain);
+  const std::vector<tgv::M2> zeros(std::size_t(c.n), tgv::M2{});
+  const Span<const tgv::M2> grad_v(zeros);
+  PlainTape<Host> plain(c.exec);
+  for (auto _ : state) {
+    if constexpr (T == Term::upkeep) {
+      benchmark::DoNotOptimize(&step.cache->update_from(
+          c.exec, points, Span<const tgv::V2>{c.state.x_ref.data(), c.n}, step.k.domain));
+    } else if constexpr (M == Mode::plain) {
+      plain.reset();
+      benchmark::DoNotOptimize(
+          tgv_term<T>(plain, step.k, list, sim::views(c.state), sim::views(c.params), grad_v)
+              .data());
+    } else {
+      Tape<Host> tape(c.exec);
+      const auto out =
+          tgv_term<T>(tape, step.k, list, sim::track(c.state), sim::track(c.params), grad_v);
+      using E = std::decay_t<decltype(*out.data())>;
+      const std::vector<E> seed = ones<E>(out.size());
+      tape.backward(out, Span<const E>(seed));
+    }
+  }
+  state.counters["particles"] = double(c.n);
+  state.counters["pairs"] = double(list.num_pairs);
+}
+
+void sizes(benchmark::internal::Benchmark* b) {
+  b->Arg(1024)->Arg(10'000)->Arg(100'000)->Unit(benchmark::kMillisecond);
+}
+
+} // namespace
+
+BENCHMARK_TEMPLATE(BM_step, Which::taylor_green, Mode::plain)->Apply(sizes);
+BENCHMARK_TEMPLATE(BM_step, Which::taylor_green, Mode::reverse)->Apply(sizes);
+BENCHMARK_TEMPLATE(BM_step, Which::dam_break, Mode::plain)->Apply(sizes);
+BENCHMARK_TEMPLATE(BM_step, Which::dam_break, Mode::reverse)->Apply(sizes);
+
+#define SPHAD_TERM_BENCH(T)                                                                        \
+  BENCHMARK_TEMPLATE(BM_term, Term::T, Mode::plain)->Apply(sizes);                                 \
+  BENCHMARK_TEMPLATE(BM_term, Term::T, Mode::reverse)->Apply(sizes)
+BENCHMARK_TEMPLATE(BM_term, Term::upkeep, Mode::plain)->Apply(sizes);
+SPHAD_TERM_BENCH(pressure);
+SPHAD_TERM_BENCH(viscosity);
+SPHAD_TERM_BENCH(continuity);
+SPHAD_TERM_BENCH(clumping);
+SPHAD_TERM_BENCH(grad_v);
+SPHAD_TERM_BENCH(grad_rho);
+SPHAD_TERM_BENCH(maps);
