@@ -6,9 +6,11 @@
 //                           the integrator's maps; nothing recorded), the state advancing.
 //   BM_step<case, reverse>: the same step recorded on a fresh tape and swept backward from a unit
 //                           adjoint on every output (one reverse step of a rollout gradient).
-//   BM_term<term, mode>:    one term of one rate evaluation alone at the initial state over a
-//                           list built once: plain (on a plain tape) or reverse (recorded and
-//                           swept from a unit adjoint); `upkeep` is the list's refilter.
+//   BM_term<term, mode>:    one Taylor–Green term of one rate evaluation alone at the initial
+//                           state over a list built once: plain (on a plain tape) or reverse
+//                           (recorded and swept from a unit adjoint); `upkeep` is the list's
+//                           refilter. BM_dam_term likewise for the dam break's terms (each with
+//                           the maps that make its field).
 // N: 1 024 (the smoke run), 10⁴, 10⁵ (Taylor–Green side ⌊√N⌉; dam break ⌊√(N/2)⌉ across
 // the column, walls added).
 #include "taylor_green/taylor_green.hpp"
@@ -187,6 +189,66 @@ void BM_term(benchmark::State& state) {
   state.counters["pairs"] = double(list.num_pairs);
 }
 
+/// The dam-break rate evaluation's terms, each from the state's arrays (the maps it needs first).
+enum class DamTerm { wall_sums, pressure, artificial_viscosity, continuity, diffusion };
+
+/// Runs term `T` of the dam-break rates on `tape` over the initial state.
+template <DamTerm T, class TapeT, class S>
+auto dam_term(TapeT& tape,
+              const wall_flows::Constants& k,
+              const NeighborList<Host>& list,
+              const S& s) {
+  using namespace wall_flows;
+  const std::int64_t n = s.x.size();
+  const auto eos = k.setup.eos();
+  const ParticleSet<2, double> plain{primal_view(s.x), k.supports, k.masses, k.kinds};
+  const auto set = plain.with_positions(s.x).with_densities(s.rho);
+  const auto pairs = ops::pairs(set, k.domain, list, {OperationDirection::AllToFluid});
+  if constexpr (T == DamTerm::wall_sums) {
+    const auto p = record_map(tape, n, eos, s.rho);
+    const auto packed = record_map(tape, n, solver::PackPressureVelocity{}, p, s.v);
+    return record<solver::WallSums<Kernel>>(
+        tape, ops::pairs(set, k.domain, list, {OperationDirection::FluidToBoundary}), packed);
+  } else if constexpr (T == DamTerm::pressure) {
+    return record<solver::PressureForce<Kernel>>(tape, pairs, record_map(tape, n, eos, s.rho));
+  } else if constexpr (T == DamTerm::artificial_viscosity) {
+    const auto sound =
+        record_map(tape, n, solver::Of<solver::StateMap::sound_speed, solver::Tait<>>{eos}, s.rho);
+    return record<solver::ArtificialViscosity<Kernel, kappa>>(
+        tape, pairs, record_map(tape, n, solver::PackVelocitySoundSpeed{}, s.v, sound));
+  } else if constexpr (T == DamTerm::continuity) {
+    return record<solver::ContinuityRate<Kernel>>(tape, pairs, s.v);
+  } else {
+    return record<solver::DensityDiffusion<Kernel>>(
+        tape, pairs.with_options({OperationDirection::FluidToFluid}), s.rho);
+  }
+}
+
+template <DamTerm T, Mode M>
+void BM_dam_term(benchmark::State& state) {
+  const auto setup = dam_setup(state.range(0));
+  wall_flows::Case<Host> c{setup, Host{}};
+  const auto step = c.step(setup.dt());
+  const auto points = SearchPoints<2, double>{{c.state.x.data(), c.n}, step.k.supports};
+  const auto& list = step.cache->update_from(
+      c.exec, points, Span<const wall_flows::V2>{c.state.x_ref.data(), c.n}, step.k.domain);
+  PlainTape<Host> plain(c.exec);
+  for (auto _ : state) {
+    if constexpr (M == Mode::plain) {
+      plain.reset();
+      benchmark::DoNotOptimize(dam_term<T>(plain, step.k, list, sim::views(c.state)).data());
+    } else {
+      Tape<Host> tape(c.exec);
+      const auto out = dam_term<T>(tape, step.k, list, sim::track(c.state));
+      using E = std::decay_t<decltype(*out.data())>;
+      const std::vector<E> seed = ones<E>(out.size());
+      tape.backward(out, Span<const E>(seed));
+    }
+  }
+  state.counters["particles"] = double(c.n);
+  state.counters["pairs"] = double(list.num_pairs);
+}
+
 void sizes(benchmark::internal::Benchmark* b) {
   b->Arg(1024)->Arg(10'000)->Arg(100'000)->Unit(benchmark::kMillisecond);
 }
@@ -209,3 +271,12 @@ SPHAD_TERM_BENCH(clumping);
 SPHAD_TERM_BENCH(grad_v);
 SPHAD_TERM_BENCH(grad_rho);
 SPHAD_TERM_BENCH(maps);
+
+#define SPHAD_DAM_TERM_BENCH(T)                                                                    \
+  BENCHMARK_TEMPLATE(BM_dam_term, DamTerm::T, Mode::plain)->Apply(sizes);                          \
+  BENCHMARK_TEMPLATE(BM_dam_term, DamTerm::T, Mode::reverse)->Apply(sizes)
+SPHAD_DAM_TERM_BENCH(wall_sums);
+SPHAD_DAM_TERM_BENCH(pressure);
+SPHAD_DAM_TERM_BENCH(artificial_viscosity);
+SPHAD_DAM_TERM_BENCH(continuity);
+SPHAD_DAM_TERM_BENCH(diffusion);
