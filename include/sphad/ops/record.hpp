@@ -177,7 +177,7 @@ auto record(Tape<Exec>& tape, const ops::Pairs<Q, R, Adjacency>& pairs, const Ar
 
 /// `record<Op>` on a plain tape: evaluates `Op` exactly as on a `Tape` (the same checks, launch
 /// and bits) into the plain tape's next output slot and records nothing; returns the output as
-/// a view (`Span<const Out>`, valid until the plain tape's `reset()`). The pairs may be over a
+/// a `Variable` the plain tape owns (valid until its `reset()`). The pairs may be over a
 /// neighbour list or a search grid, as for `apply`; `Variable` inputs are read as arrays.
 template <class Op, class Exec, class Q, class R, class Adjacency, class... Args>
 auto record(PlainTape<Exec>& tape, const ops::Pairs<Q, R, Adjacency>& pairs, const Args&... args) {

@@ -197,8 +197,8 @@ template <class F, class Exec, class... Views>
 auto record_map(Tape<Exec>& tape, std::int64_t n, const F& f, const Views&... inputs) {
   return sim::detail::record_rows<false>(tape, n, f, "record_map", inputs...);
 }
-/// `record_map` on a plain tape: the same evaluation, nothing recorded; the output a view
-/// (`Span<const E>`) of the plain tape's memory.
+/// `record_map` on a plain tape: the same evaluation, nothing recorded; the output a `Variable`
+/// in the plain tape's reused memory (valid until its `reset()`).
 template <class F, class Exec, class... Views>
 auto record_map(PlainTape<Exec>& tape, std::int64_t n, const F& f, const Views&... inputs) {
   return sim::detail::record_rows<false>(tape, n, f, "record_map", inputs...);
@@ -217,8 +217,8 @@ template <class F, class Exec, class... Views>
 auto record_reduce(Tape<Exec>& tape, std::int64_t n, const F& f, const Views&... inputs) {
   return sim::detail::record_rows<true>(tape, n, f, "record_reduce", inputs...);
 }
-/// `record_reduce` on a plain tape: the same sum, nothing recorded; the output a view of one
-/// element in the plain tape's memory.
+/// `record_reduce` on a plain tape: the same sum, nothing recorded; the output a `Variable` of
+/// one element in the plain tape's reused memory.
 template <class F, class Exec, class... Views>
 auto record_reduce(PlainTape<Exec>& tape, std::int64_t n, const F& f, const Views&... inputs) {
   return sim::detail::record_rows<true>(tape, n, f, "record_reduce", inputs...);
