@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <type_traits>
+#include <utility>
 
 /// \file
 /// \brief `Vec<T, D>`: a fixed-size vector of any arithmetic-like scalar (plain or dual).
@@ -56,15 +57,16 @@ template <class T>
 inline constexpr bool is_vec_v = is_vec<std::remove_cv_t<std::remove_reference_t<T>>>::value;
 
 namespace detail {
-/// Builds a Vec whose component i is f(i); the element type is what f returns.
+template <class F, int... I>
+SPHAD_HOST_DEVICE SPHAD_INLINE constexpr auto generate_vec(F& f, std::integer_sequence<int, I...>) {
+  return Vec<decltype(f(0)), sizeof...(I)>{{f(I)...}}; // in order, left to right
+}
+/// Builds a Vec whose component i is f(i), called for i = 0, 1, … in order; the element type is
+/// what f returns. Each component is made in place (no zero fill first: for a Vec of wide dual
+/// numbers that fill is a memset the optimizer keeps).
 template <int D, class F>
 SPHAD_HOST_DEVICE SPHAD_INLINE constexpr auto generate_vec(F&& f) {
-  Vec<decltype(f(0)), D> out{};
-  SPHAD_PRAGMA_UNROLL
-  for (int i = 0; i < D; ++i) {
-    out[i] = f(i);
-  }
-  return out;
+  return generate_vec(f, std::make_integer_sequence<int, D>{});
 }
 } // namespace detail
 

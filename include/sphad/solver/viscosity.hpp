@@ -51,23 +51,34 @@ struct ArtificialViscosity : detail::TermBase<Kernel, Support> {
     }
     return out;
   }
-  /// m_j c̄ μ/ρ̄ Ĝ for approaching pairs.
-  template <class P, class K>
-  SPHAD_HOST_DEVICE SPHAD_INLINE static auto combine(const P& p, const K& k) {
+  /// The combination factors as form(particle_part(p), k), which reverse mode differentiates
+  /// in two narrow dual numbers instead of one wide one (the particle inputs' eight directions
+  /// and the kernel part's 2D apart): c = (u_ij, m_j (c_i + c_j), ρ_i + ρ_j).
+  template <class P>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto particle_part(const P& p) {
     constexpr int D = P::dim;
-    auto mu = (p.f_i[0] - p.f_j[0]) * k[0];
+    using S = decltype((p.f_i[0] - p.f_j[0]) + p.m_j * (p.f_i[D] + p.f_j[D]) + (p.rho_i + p.rho_j));
+    Vec<S, D + 2> c;
+    for (int e = 0; e < D; ++e) {
+      c[e] = p.f_i[e] - p.f_j[e];
+    }
+    c[D] = p.m_j * (p.f_i[D] + p.f_j[D]);
+    c[D + 1] = p.rho_i + p.rho_j;
+    return c;
+  }
+  /// m_j c̄ μ/ρ̄ Ĝ for approaching pairs (μ = u_ij·k's first D components, Ĝ its last D).
+  template <class C, class K>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto form(const C& c, const K& k) {
+    constexpr int D = C::dim - 2;
+    auto mu = c[0] * k[0];
     for (int e = 1; e < D; ++e) {
-      mu += (p.f_i[e] - p.f_j[e]) * k[e];
+      mu += c[e] * k[e];
     }
-    const auto scale = safe_divide(p.m_j * (p.f_i[D] + p.f_j[D]) * mu, p.rho_i + p.rho_j);
+    const auto scale = safe_divide(c[D] * mu, c[D + 1]);
     using S = decltype(scale * k[D]);
-    Vec<S, D> out{};
-    if (value_of(mu) < 0) {
-      for (int e = 0; e < D; ++e) {
-        out[e] = scale * k[D + e];
-      }
-    }
-    return out;
+    const bool approaching = value_of(mu) < 0;
+    return sphad::detail::generate_vec<D>(
+        [&](int e) SPHAD_LAMBDA_INLINE { return approaching ? S(scale * k[D + e]) : S(0); });
   }
 };
 
