@@ -11,8 +11,10 @@
 //                           (recorded and swept from a unit adjoint); `upkeep` is the list's
 //                           refilter. BM_dam_term likewise for the dam break's terms (each with
 //                           the maps that make its field).
-// N: 1 024 (the smoke run), 10⁴, 10⁵ (Taylor–Green side ⌊√N⌉; dam break ⌊√(N/2)⌉ across
-// the column, walls added).
+//   BM_solver_rollout<case, plain|gradient>: 50 steps from the initial state, plain or the
+//                           gradient of the final kinetic energy with ⌈√50⌉ = 8 checkpoints.
+// N: 1 024 (the smoke run), 10⁴, 10⁵ (rollouts: 256, 1 024, 10⁴) (Taylor–Green side ⌊√N⌉; dam break
+// ⌊√(N/2)⌉ across the column, walls added).
 #include "taylor_green/taylor_green.hpp"
 #include "wall_flows/wall_flows.hpp"
 
@@ -118,6 +120,7 @@ enum class Term {
   grad_v,
   grad_rho,
   maps,
+  fused, ///< pressure, continuity, ∇v and ∇ρ in one pass (`ops::Fused`), their field packed
 };
 
 /// Runs term `T` of the Taylor–Green rates on `tape` over the initial state.
@@ -146,6 +149,12 @@ auto tgv_term(TapeT& tape,
     return record<Difference>(tape, pairs, s.v);
   } else if constexpr (T == Term::grad_rho) {
     return record<Difference>(tape, pairs, s.rho);
+  } else if constexpr (T == Term::fused) {
+    // The pressure term's field is ρ here, as in `Term::pressure`: (ρ, v) packed, ρ read twice.
+    using Fused = ops::Fused<ops::Slot<solver::PressureForce<Kernel>, 0, 1>,
+                             ops::Slot<solver::ContinuityRate<Kernel>, 1, 2>,
+                             ops::Slot<Difference, 1, 2>, ops::Slot<Difference, 0, 1>>;
+    return record<Fused>(tape, pairs, record_map(tape, n, ops::PackFields{}, s.rho, s.v));
   } else {
     // the rates' four maps: p, the shift, the acceleration, the density rate
     const auto p = record_map(tape, n, k.eos, s.rho);
@@ -253,12 +262,60 @@ void sizes(benchmark::internal::Benchmark* b) {
   b->Arg(1024)->Arg(10'000)->Arg(100'000)->Unit(benchmark::kMillisecond);
 }
 
+/// L = ½ Σ m |v|² of a solver's state (either example's: velocities `v`).
+struct KineticEnergyLoss {
+  Span<const double> masses;
+  template <class S, class P>
+  Variable<double> operator()(Tape<Host>& tape, const S& s, const P&) const {
+    return record_reduce(tape, s.x.size(), tgv::KineticEnergy{}, masses, s.v);
+  }
+};
+
+enum class Rollout { plain, gradient };
+
+/// A 50-step rollout of either example's step from its initial state: plain (`sim::rollout` on a
+/// plain tape), or the gradient of the final kinetic energy with respect to the initial state and
+/// the parameter by `rollout_gradient` with ⌈√50⌉ = 8 checkpoints (its plain advances included).
+/// The case is made afresh, untimed, before every rollout.
+template <Which W, Rollout R>
+void BM_solver_rollout(benchmark::State& state) {
+  constexpr std::int64_t steps = 50, checkpoints = 8;
+  const auto setup = Solver<W>::setup(state.range(0));
+  std::int64_t n = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    typename Solver<W>::Case c{setup, Host{}};
+    const auto step = c.step(setup.dt());
+    auto d_state = sim::clone(c.exec, c.state);
+    auto d_params = sim::clone(c.exec, c.params);
+    n = c.n;
+    state.ResumeTiming();
+    if constexpr (R == Rollout::plain) {
+      sim::rollout(c.exec, steps, c.state, c.params, step);
+    } else {
+      const auto result = sim::rollout_gradient(c.exec, steps, c.state, c.params, step,
+                                                KineticEnergyLoss{{c.masses.data(), c.n}}, d_state,
+                                                d_params, {checkpoints});
+      benchmark::DoNotOptimize(result.loss.data());
+    }
+  }
+  state.counters["particles"] = double(n);
+}
+
 } // namespace
 
 BENCHMARK_TEMPLATE(BM_step, Which::taylor_green, Mode::plain)->Apply(sizes);
 BENCHMARK_TEMPLATE(BM_step, Which::taylor_green, Mode::reverse)->Apply(sizes);
 BENCHMARK_TEMPLATE(BM_step, Which::dam_break, Mode::plain)->Apply(sizes);
 BENCHMARK_TEMPLATE(BM_step, Which::dam_break, Mode::reverse)->Apply(sizes);
+
+void rollout_sizes(benchmark::internal::Benchmark* b) {
+  b->Arg(256)->Arg(1024)->Arg(10'000)->Unit(benchmark::kMillisecond);
+}
+BENCHMARK_TEMPLATE(BM_solver_rollout, Which::taylor_green, Rollout::plain)->Apply(rollout_sizes);
+BENCHMARK_TEMPLATE(BM_solver_rollout, Which::taylor_green, Rollout::gradient)->Apply(rollout_sizes);
+BENCHMARK_TEMPLATE(BM_solver_rollout, Which::dam_break, Rollout::plain)->Apply(rollout_sizes);
+BENCHMARK_TEMPLATE(BM_solver_rollout, Which::dam_break, Rollout::gradient)->Apply(rollout_sizes);
 
 #define SPHAD_TERM_BENCH(T)                                                                        \
   BENCHMARK_TEMPLATE(BM_term, Term::T, Mode::plain)->Apply(sizes);                                 \
@@ -271,6 +328,7 @@ SPHAD_TERM_BENCH(clumping);
 SPHAD_TERM_BENCH(grad_v);
 SPHAD_TERM_BENCH(grad_rho);
 SPHAD_TERM_BENCH(maps);
+SPHAD_TERM_BENCH(fused);
 
 #define SPHAD_DAM_TERM_BENCH(T)                                                                    \
   BENCHMARK_TEMPLATE(BM_dam_term, DamTerm::T, Mode::plain)->Apply(sizes);                          \

@@ -9,6 +9,7 @@
 
 #include <sphad/ops/apply.hpp>
 #include <sphad/ops/covariance.hpp>
+#include <sphad/ops/fused.hpp>
 #include <sphad/ops/hvp.hpp>
 #include <sphad/ops/jvp.hpp>
 #include <sphad/ops/laplacian.hpp>

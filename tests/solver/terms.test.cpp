@@ -573,3 +573,173 @@ TEST_CASE("WallSums: Adami's extrapolation reproduces a hydrostatic pressure on 
   jittered.rho = plus(jittered.rho, random_like<double>(r, jittered.size(), 0.1), 1.0);
   check_derivatives<solver::WallSums<K>>(jittered, random_like<V3>(r, jittered.size(), 1.0));
 }
+
+namespace {
+/// The Taylor–Green rates that share Ĝ_ij, fused over the field (p, u, ρ): the pressure force,
+/// the continuity rate, ∇u and ∇ρ (difference gradients), and ∇C (no field).
+using Difference = ops::Gradient<K, GradientScheme::Difference>;
+using FusedRates = ops::Fused<ops::Slot<solver::PressureForce<K>, 0, 1>,
+                              ops::Slot<solver::ContinuityRate<K>, 1, 2>,
+                              ops::Slot<Difference, 1, 2>,
+                              ops::Slot<Difference, 3, 1>,
+                              ops::Slot<solver::ConcentrationGradient<K>, 0, 0>>;
+using V4 = Vec<double, 4>;
+
+std::vector<V4> pack_fields(const std::vector<double>& p,
+                            const std::vector<V2>& u,
+                            const std::vector<double>& rho) {
+  std::vector<V4> out(p.size());
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    out[i] = {p[i], u[i][0], u[i][1], rho[i]};
+  }
+  return out;
+}
+
+/// The flat scalars of every element of `values` (term k's part of a fused output, or a term's
+/// own output).
+template <class E>
+std::vector<double> scalars_of(const std::vector<E>& values) {
+  std::vector<double> out;
+  for (const auto& e : values) {
+    test::append_scalars(e, out);
+  }
+  return out;
+}
+template <class Op, int Part, class Y>
+auto part_of_fused(const Y& fused, std::int64_t n) {
+  using E = std::decay_t<decltype(Op::template part<Part, 2>(fused[0]))>;
+  std::vector<E> out(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) {
+    out[std::size_t(i)] = Op::template part<Part, 2>(fused[i]);
+  }
+  return out;
+}
+template <int Part, class Y>
+auto part_of(const Y& fused, std::int64_t n) {
+  return part_of_fused<FusedRates, Part>(fused, n);
+}
+template <class B>
+auto to_vector(const B& buffer, std::int64_t n) {
+  std::vector<std::decay_t<decltype(buffer[0])>> out(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) {
+    out[std::size_t(i)] = buffer[i];
+  }
+  return out;
+}
+} // namespace
+
+TEST_CASE("Fused: each term the bits of its own call; derivatives", "[solver][terms][fused]") {
+  const exec::host ex;
+  Fixture fx(12, 0.3, true);
+  auto g = test::rng(41);
+  fx.rho = plus(fx.rho, random_like<double>(g, fx.size(), 0.1), 1.0);
+  const auto p = random_like<double>(g, fx.size(), 1.0);
+  const auto u = random_like<V2>(g, fx.size(), 1.0);
+  const auto field = pack_fields(p, u, fx.rho);
+  const auto set = fx.set();
+  const std::int64_t n = fx.size();
+  const auto fused = apply<FusedRates>(ex, set, set, fx.domain, fx.list, view(field), view(field));
+  static_assert(std::is_same_v<std::decay_t<decltype(fused[0])>, Vec<double, 2 + 1 + 4 + 2 + 2>>);
+
+  SECTION("primal: bitwise the separate calls") {
+    const auto a_p =
+        apply<solver::PressureForce<K>>(ex, set, set, fx.domain, fx.list, view(p), view(p));
+    const auto drho =
+        apply<solver::ContinuityRate<K>>(ex, set, set, fx.domain, fx.list, view(u), view(u));
+    const auto grad_u = apply<Difference>(ex, set, set, fx.domain, fx.list, view(u), view(u));
+    const auto grad_rho =
+        apply<Difference>(ex, set, set, fx.domain, fx.list, view(fx.rho), view(fx.rho));
+    const auto grad_c = apply<solver::ConcentrationGradient<K>>(ex, set, set, fx.domain, fx.list);
+    CHECK(scalars_of(part_of<0>(fused, n)) == scalars_of(to_vector(a_p, n)));
+    CHECK(scalars_of(part_of<1>(fused, n)) == scalars_of(to_vector(drho, n)));
+    CHECK(scalars_of(part_of<2>(fused, n)) == scalars_of(to_vector(grad_u, n)));
+    CHECK(scalars_of(part_of<3>(fused, n)) == scalars_of(to_vector(grad_rho, n)));
+    CHECK(scalars_of(part_of<4>(fused, n)) == scalars_of(to_vector(grad_c, n)));
+  }
+  SECTION("a kind filter and the reverse pass's gradients the separate calls'") {
+    // The fluid rows over fluid neighbours only (a fifth of the set is wall): the fused call's
+    // weighted gradient equals the sum of the separate calls' gradients.
+    for (std::size_t i = 0; i < fx.kinds.size(); i += 5) {
+      fx.kinds[i] = std::int32_t(ParticleKind::Boundary);
+    }
+    const auto w = random_like<Vec<double, 11>>(g, n, 1.0);
+    const auto filter = OperationDirection::FluidToFluid;
+    const Variable<V2> xv(fx.x.data(), n);
+    const Variable<double> rv(fx.rho.data(), n);
+    const auto tracked = fx.set().with_positions(xv).with_densities(rv);
+    Tape<exec::host> tape;
+    const Variable<V4> fv(field.data(), n);
+    const auto pairs = ops::pairs(tracked, fx.domain, fx.list, ApplyOptions<double>{filter});
+    tape.backward(record<FusedRates>(tape, pairs, fv), view(w));
+    const auto gx = to_vector(tape.gradient(xv), n);
+    const auto gr = to_vector(tape.gradient(rv), n);
+    const auto gf = to_vector(tape.gradient(fv), n);
+
+    const Variable<double> pv(p.data(), n);
+    const Variable<V2> uv(u.data(), n);
+    // Each term recorded on its own tape, weighted by its slice of w; the gradients summed.
+    std::vector<V2> sx(static_cast<std::size_t>(n));
+    std::vector<double> sr(static_cast<std::size_t>(n)), sp(static_cast<std::size_t>(n));
+    std::vector<V2> su(static_cast<std::size_t>(n));
+    const auto add_term = [&](auto part, auto term, auto add_field) {
+      constexpr int P = decltype(part)::value;
+      using E = std::decay_t<decltype(FusedRates::part<P, 2>(w[0]))>;
+      std::vector<E> wk(static_cast<std::size_t>(n));
+      for (std::int64_t i = 0; i < n; ++i) {
+        wk[std::size_t(i)] = FusedRates::part<P, 2>(w[std::size_t(i)]);
+      }
+      Tape<exec::host> separate;
+      separate.backward(term(separate), view(wk));
+      separate.add_gradient(xv, Span<V2>{sx.data(), n});
+      separate.add_gradient(rv, Span<double>{sr.data(), n});
+      add_field(separate);
+    };
+    const auto p_field = [&](const auto& t) { t.add_gradient(pv, Span<double>{sp.data(), n}); };
+    const auto u_field = [&](const auto& t) { t.add_gradient(uv, Span<V2>{su.data(), n}); };
+    const auto no_field = [](const auto&) {};
+    add_term(
+        std::integral_constant<int, 0>{},
+        [&](auto& t) { return record<solver::PressureForce<K>>(t, pairs, pv); }, p_field);
+    add_term(
+        std::integral_constant<int, 1>{},
+        [&](auto& t) { return record<solver::ContinuityRate<K>>(t, pairs, uv); }, u_field);
+    add_term(
+        std::integral_constant<int, 2>{}, [&](auto& t) { return record<Difference>(t, pairs, uv); },
+        u_field);
+    add_term(
+        std::integral_constant<int, 3>{}, [&](auto& t) { return record<Difference>(t, pairs, rv); },
+        no_field);
+    add_term(
+        std::integral_constant<int, 4>{},
+        [&](auto& t) { return record<solver::ConcentrationGradient<K>>(t, pairs); }, no_field);
+    double scale = 0, error = 0;
+    for (std::size_t i = 0; i < std::size_t(n); ++i) {
+      // ρ enters as the densities and as the fused field's fourth component (∇ρ's field).
+      const double fused_rho = gr[i] + gf[i][3];
+      const double values[] = {gx[i][0], gx[i][1], fused_rho, gf[i][0], gf[i][1], gf[i][2]};
+      const double expected[] = {sx[i][0], sx[i][1], sr[i], sp[i], su[i][0], su[i][1]};
+      for (int k = 0; k < 6; ++k) {
+        scale = std::max(scale, std::abs(expected[k]));
+        error = std::max(error, std::abs(values[k] - expected[k]));
+      }
+    }
+    CHECK(scale > 0);
+    CHECK(error <= 1e-13 * scale);
+  }
+  SECTION("forward mode against differences, reverse against forward") {
+    check_derivatives<FusedRates>(fx, field);
+  }
+  SECTION("grad-h refused when only some terms use it, applied when all do") {
+    const std::vector<double> omega(static_cast<std::size_t>(n), 2.0);
+    const ops::Corrections<ops::NoCRK, ops::NoRenormalization, ops::GradH<double>> grad_h{
+        {}, {}, {view(omega), view(omega)}};
+    const auto pairs = ops::pairs(set, fx.domain, fx.list);
+    CHECK_THROWS_WITH(apply<FusedRates>(ex, pairs, view(field), view(field), grad_h),
+                      Catch::Contains("argument `corrections.grad_h`: is given to an operator "
+                                      "that cannot apply it to every term"));
+    using Gradients = ops::Fused<ops::Slot<Difference, 1, 2>, ops::Slot<Difference, 3, 1>>;
+    const auto both = apply<Gradients>(ex, pairs, view(field), view(field), grad_h);
+    const auto grad_u = apply<Difference>(ex, pairs, view(u), view(u), grad_h);
+    CHECK(scalars_of(part_of_fused<Gradients, 0>(both, n)) == scalars_of(to_vector(grad_u, n)));
+  }
+}

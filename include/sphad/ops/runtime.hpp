@@ -7,6 +7,7 @@
 #include <sphad/errors.hpp>
 #include <sphad/kernels/dispatch.hpp>
 #include <sphad/ops/apply.hpp>
+#include <sphad/ops/detail/scalars.hpp>
 #include <sphad/ops/families.hpp>
 #include <sphad/ops/operators.hpp>
 #include <sphad/pair/properties.hpp>
@@ -94,38 +95,6 @@ decltype(auto) dispatch_operation(const OperationProperties& p, F&& f) {
         });
       },
       Operations{});
-}
-
-/// The number of scalars in X (scalars 1, vectors and matrices the product of their extents).
-template <class X>
-SPHAD_HOST_DEVICE constexpr int scalar_count() {
-  if constexpr (is_vec_v<X>) {
-    return X::dim * scalar_count<typename X::value_type>();
-  } else if constexpr (is_mat_v<X>) {
-    return X::rows * X::cols * scalar_count<typename X::value_type>();
-  } else {
-    return 1;
-  }
-}
-
-/// Writes x's scalars, row-major and innermost last, to out[0, scalar_count<X>()).
-template <class X, class T>
-SPHAD_HOST_DEVICE SPHAD_INLINE void store_scalars(const X& x, T* out) {
-  if constexpr (is_vec_v<X>) {
-    constexpr int inner = scalar_count<typename X::value_type>();
-    for (int k = 0; k < X::dim; ++k) {
-      store_scalars(x[k], out + k * inner);
-    }
-  } else if constexpr (is_mat_v<X>) {
-    constexpr int inner = scalar_count<typename X::value_type>();
-    for (int r = 0; r < X::rows; ++r) {
-      for (int k = 0; k < X::cols; ++k) {
-        store_scalars(x(r, k), out + (r * X::cols + k) * inner);
-      }
-    }
-  } else {
-    *out = x;
-  }
 }
 
 /// Stores query i's result as scalars at values[i · count ...]; a Covariance result's neighbour

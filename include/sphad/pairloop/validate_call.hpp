@@ -105,6 +105,13 @@ void validate_corrections(const Corrections<CRKType, RenormalizationType, GradHT
   }
 }
 
+/// Whether Op refuses grad-h corrections (`static constexpr bool rejects_grad_h = true`).
+template <class Op, class = void>
+inline constexpr bool rejects_grad_h_v = false;
+template <class Op>
+inline constexpr bool rejects_grad_h_v<Op, std::void_t<decltype(Op::rejects_grad_h)>> =
+    Op::rejects_grad_h;
+
 /// Checks the call (all but the output and the adjacency) and returns the calibration factor.
 template <class Op,
           class Queries,
@@ -127,6 +134,13 @@ R validate_call(const Queries& queries,
   validate_particles(references, Op::needs_densities, function, "references");
   validate_domain(domain, function, "domain");
   validate_corrections(corrections, queries, references, function);
+  if constexpr (rejects_grad_h_v<Op> &&
+                !std::is_same_v<std::remove_cv_t<decltype(corrections.grad_h)>, NoGradH>) {
+    sphad::detail::throw_invalid_argument(
+        function, "corrections.grad_h",
+        "is given to an operator that cannot apply it to every term (a Fused whose terms do not "
+        "all use grad-h): call the terms that use grad-h on their own");
+  }
   if constexpr (Op::needs_values) {
     SPHAD_REQUIRE(query_values.size() == queries.size(), function, "query_values",
                   sphad::detail::concat("has ", query_values.size(), " entries for ",

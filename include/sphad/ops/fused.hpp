@@ -1,0 +1,181 @@
+// SPDX-FileCopyrightText: The sphad authors
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <sphad/config.hpp>
+
+#include <sphad/ad/dual_view.hpp>
+#include <sphad/kernels/support.hpp>
+#include <sphad/math/vec.hpp>
+#include <sphad/ops/detail/scalars.hpp>
+#include <sphad/pair/concept.hpp>
+#include <sphad/pair/pair.hpp>
+#include <sphad/scalar_traits.hpp>
+
+#include <tuple>
+#include <type_traits>
+
+/// \file
+/// \brief `Fused`: several pair terms that share their kernel part Ĝ_ij evaluated in one pass
+/// over the pairs, as one operator of the public operator concept (`Slot`: which term reads
+/// which components of the one field).
+
+namespace sphad::ops {
+
+/// Term `Op` of a `Fused` operator, reading components [Offset, Offset + Width) of the fused
+/// field: no field (Width 0), a scalar (1) or a `Vec` of Width components. Slots may read the
+/// same components (the continuity rate and the velocity gradient both read u).
+template <class Op, int Offset, int Width>
+struct Slot {
+  static_assert(Offset >= 0 && Width >= 0,
+                "sphad::ops::Slot: the offset and width of a field slice are not negative");
+  using op = Op;
+  static constexpr int offset = Offset, width = Width;
+  /// The slice's type for fused-field components of type E.
+  template <class E>
+  using field_t =
+      std::conditional_t<Width == 0, NoField, std::conditional_t<Width == 1, E, Vec<E, Width>>>;
+  /// The slice of fused field value f.
+  template <class F>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto take(const F& f) {
+    using E = typename F::value_type;
+    if constexpr (Width == 0) {
+      return NoField{};
+    } else if constexpr (Width == 1) {
+      return E(f[Offset]);
+    } else {
+      return sphad::detail::generate_vec<Width>(
+          [&](int e) SPHAD_LAMBDA_INLINE { return E(f[Offset + e]); });
+    }
+  }
+};
+
+namespace detail {
+template <class First, class...>
+struct first_slot {
+  using type = First;
+};
+} // namespace detail
+
+/// The pair terms `Slot<Op, Offset, Width>...` in one pass over the pairs:
+///   y_i = (Σ_j term_1(i, j), …, Σ_j term_n(i, j)),
+/// each term the operator's own combination of its slice of the pair's particle inputs with the
+/// one kernel part Ĝ_ij, which every term shares (each Op's kernel part is the corrected
+/// gradient; they share the kernel and support scheme). The field is the terms' fields side by
+/// side, a `Vec` (a record-map functor packs it); the output is every term's output flattened in
+/// slot order (`part<K, D>` reads term K's back). Each term's sums are the bits of its own call
+/// where the host's path takes its pairs in the same order. Forward and reverse mode
+/// differentiate it as any split operator: the reverse pass linearizes a pair's kernel once for
+/// all the terms.
+template <class... Slots>
+struct Fused : KernelQuantity<KernelPart::corrected_gradient> {
+  static_assert(sizeof...(Slots) >= 1, "sphad::ops::Fused: fuse at least one term");
+  using First = typename detail::first_slot<Slots...>::type::op;
+  using kernel_type = typename First::kernel_type;
+  static constexpr SupportScheme support = First::support;
+  static_assert((std::is_same_v<typename Slots::op::kernel_type, kernel_type> && ...),
+                "sphad::ops::Fused: the fused terms share one kernel");
+  static_assert(((Slots::op::support == support) && ...),
+                "sphad::ops::Fused: the fused terms share one support scheme");
+  static_assert(((kernel_part_v<typename Slots::op> == KernelPart::corrected_gradient) && ...),
+                "sphad::ops::Fused: every fused term's kernel part is the corrected gradient "
+                "(derives from KernelQuantity<KernelPart::corrected_gradient>)");
+  template <int K>
+  using slot_t = std::tuple_element_t<K, std::tuple<Slots...>>;
+  template <int K, class E>
+  using slot_field_t = typename slot_t<K>::template field_t<E>;
+  static constexpr bool needs_densities = (Slots::op::needs_densities || ...);
+  static constexpr bool needs_values = true;
+  /// Grad-h divides the whole fused field by Ω: applied when every term uses it; a call with
+  /// grad-h corrections is refused when only some do.
+  static constexpr bool uses_grad_h = (Slots::op::uses_grad_h && ...);
+  static constexpr bool rejects_grad_h = !uses_grad_h && (Slots::op::uses_grad_h || ...);
+  /// The number of fused-field components the slots read.
+  static constexpr int field_width = [] {
+    int width = 0;
+    ((width = Slots::offset + Slots::width > width ? Slots::offset + Slots::width : width), ...);
+    return width;
+  }();
+  template <int D, class F, class E = typename F::value_type>
+  static constexpr bool slots_accept() {
+    return (Slots::op::template accepts_field<D, typename Slots::template field_t<E>> && ...);
+  }
+  /// A `Vec` with at least `field_width` components, each slice one its term accepts.
+  template <int D, class F>
+  static constexpr bool accepts_field = [] {
+    if constexpr (is_vec_v<F>) {
+      if constexpr (F::dim >= field_width) {
+        return slots_accept<D, F>();
+      }
+    }
+    return false;
+  }();
+
+  /// Term K's output type (in D dimensions, scalar T).
+  template <int K, int D, class T>
+  using part_t = typename slot_t<K>::op::template output_t<D, T, slot_field_t<K, T>>;
+  template <int D, class T, class F>
+  using output_t =
+      Vec<T,
+          (detail::scalar_count<
+               typename Slots::op::template output_t<D, T, typename Slots::template field_t<T>>>() +
+           ...)>;
+  /// Where term K's scalars start in the output.
+  template <int K, int D>
+  SPHAD_HOST_DEVICE static constexpr int part_offset() {
+    constexpr int counts[] = {detail::scalar_count<typename Slots::op::template output_t<
+        D, double, typename Slots::template field_t<double>>>()...};
+    int at = 0;
+    for (int k = 0; k < K; ++k) {
+      at += counts[k];
+    }
+    return at;
+  }
+  /// Term K's output from a fused output `y` (in a record-map functor, say).
+  template <int K, int D, class T, int N>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto part(const Vec<T, N>& y) {
+    return detail::load_scalars<part_t<K, D, T>>(&y[part_offset<K, D>()]);
+  }
+
+  /// Each term's combination of its slice with Ĝ_ij, flattened in slot order.
+  template <int D, class S, class F, class G>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto combine(const ParticlePair<D, S, F>& p, const G& g) {
+    using Out = promote_all_t<scalar_of_t<decltype(slot_term<Slots>(p, g))>...>;
+    constexpr int N = (detail::scalar_count<decltype(slot_term<Slots>(p, g))>() + ...);
+    Vec<Out, N> y;
+    int at = 0;
+    ((detail::store_scalars(slot_term<Slots>(p, g), &y[at]),
+      at += detail::scalar_count<decltype(slot_term<Slots>(p, g))>()),
+     ...);
+    return y;
+  }
+
+private:
+  /// The slot's term of the pair: its operator's combination of its slice with Ĝ_ij.
+  template <class Slot, int D, class S, class F, class G>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto slot_term(const ParticlePair<D, S, F>& p, const G& g) {
+    using FK = decltype(Slot::take(p.f_i));
+    const ParticlePair<D, S, FK> slice{
+        p.i, p.j, p.m_j, p.rho_i, p.rho_j, p.volume_j, Slot::take(p.f_i), Slot::take(p.f_j)};
+    return ops::combine<typename Slot::op>(slice, g);
+  }
+};
+
+} // namespace sphad::ops
+
+namespace sphad::ops {
+
+/// Its arguments' scalars side by side as one `Vec` (scalars, vectors and matrices, row-major),
+/// in argument order: the fused field of a `Fused` call, as a record-map functor.
+struct PackFields {
+  template <class... X>
+  SPHAD_HOST_DEVICE SPHAD_INLINE auto operator()(const X&... x) const {
+    using S = promote_all_t<scalar_of_t<X>...>;
+    Vec<S, (detail::scalar_count<X>() + ...)> out;
+    int at = 0;
+    ((detail::store_scalars(x, &out[at]), at += detail::scalar_count<X>()), ...);
+    return out;
+  }
+};
+
+} // namespace sphad::ops
