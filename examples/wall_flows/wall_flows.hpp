@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <memory>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace wall_flows {
@@ -185,6 +186,27 @@ struct DensityRate {
   }
 };
 
+/// The pressure force and the continuity rate, which share Ĝ_ij and their pairs (fluid ← all).
+using PressureAndContinuity = ops::Fused<ops::Slot<solver::PressureForce<Kernel>, 0, 1>,
+                                         ops::Slot<solver::ContinuityRate<Kernel>, 1, 2>>;
+
+/// (a_p, ρ̇): on a `PlainTape` in one pass over the pairs (`ops::Fused`, the same bits), then
+/// split; on a recording `Tape` as two terms, whose reverse sweeps are cheaper than the fused
+/// term's.
+template <class T, class Pairs, class P, class U>
+auto pressure_and_continuity(T& tape, const Pairs& pairs, const P& p, const U& u) {
+  if constexpr (is_plain_tape_v<T>) {
+    const std::int64_t n = u.size();
+    const auto rates =
+        record<PressureAndContinuity>(tape, pairs, record_map(tape, n, ops::PackFields{}, p, u));
+    return std::make_pair(record_map(tape, n, ops::PartOf<PressureAndContinuity, 0, 2>{}, rates),
+                          record_map(tape, n, ops::PartOf<PressureAndContinuity, 1, 2>{}, rates));
+  } else {
+    return std::make_pair(record<solver::PressureForce<Kernel>>(tape, pairs, p),
+                          record<solver::ContinuityRate<Kernel>>(tape, pairs, u));
+  }
+}
+
 /// The rates of (x, u, ρ, x_ref) over one neighbour list, gravity scaled by `ramp`; recorded on
 /// a `Tape`, evaluated only on a `PlainTape`.
 template <class Exec, class ParamKind>
@@ -218,7 +240,7 @@ struct Rates {
     const auto set = plain.with_positions(s.x).with_densities(rho);
     const auto pairs = ops::pairs(set, d, list, onto_fluid); // fluid ← all
     const auto fluid_pairs = pairs.with_options(fluid_only); // fluid ← fluid
-    const auto a_p = record<solver::PressureForce<Kernel>>(tape, pairs, p);
+    auto [a_p, continuity] = pressure_and_continuity(tape, pairs, p, s.v);
     const auto sound =
         record_map(tape, n, solver::Of<solver::StateMap::sound_speed, solver::Tait<>>{eos}, rho);
     const auto with_sound = [&](const auto& u) {
@@ -231,7 +253,7 @@ struct Rates {
     const auto a_av = record<solver::ArtificialViscosity<Kernel, kappa>>(
         tape, c.no_slip ? pairs : fluid_pairs, uc);
     const auto accel = record_map(tape, n, Acceleration{g}, a_p, a_av, params.alpha, k.kinds);
-    auto drho = record<solver::ContinuityRate<Kernel>>(tape, pairs, s.v);
+    auto drho = std::move(continuity);
     if (c.delta > 0) {
       const auto diffusion = record<solver::DensityDiffusion<Kernel>>(tape, fluid_pairs, rho);
       drho = record_map(tape, n, DensityRate{c.delta * c.length() * c.c0}, drho, diffusion);

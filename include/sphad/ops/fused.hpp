@@ -179,3 +179,18 @@ struct PackFields {
 };
 
 } // namespace sphad::ops
+
+namespace sphad::ops {
+
+/// Term K's output (in D dimensions) of a `Fused` operator's output, as a record-map functor:
+/// `record_map(tape, n, PartOf<F, K, D>{}, y)` gives term K's outputs as a `Variable` of their
+/// own type.
+template <class FusedOp, int K, int D>
+struct PartOf {
+  template <class Y>
+  SPHAD_HOST_DEVICE SPHAD_INLINE auto operator()(const Y& y) const {
+    return FusedOp::template part<K, D>(y);
+  }
+};
+
+} // namespace sphad::ops
