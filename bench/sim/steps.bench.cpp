@@ -64,6 +64,13 @@ std::vector<E> ones(std::int64_t n) {
   return std::vector<E>(std::size_t(n), ones_like<E>());
 }
 
+/// Sweeps `tape` backward from a unit adjoint on every element of one output.
+template <class E>
+void sweep_from_ones(Tape<Host>& tape, const Variable<E>& out) {
+  const std::vector<E> seed = ones<E>(out.size());
+  tape.backward(out, Span<const E>(seed));
+}
+
 /// Sweeps `tape` backward from a unit adjoint on every array of a solver's state (x, v, ρ, x_ref).
 template <class Fluid>
 void sweep_from_ones(Tape<Host>& tape, const Fluid& out) {
@@ -187,11 +194,8 @@ void BM_term(benchmark::State& state) {
               .data());
     } else {
       Tape<Host> tape(c.exec);
-      const auto out =
-          tgv_term<T>(tape, step.k, list, sim::track(c.state), sim::track(c.params), grad_v);
-      using E = std::decay_t<decltype(*out.data())>;
-      const std::vector<E> seed = ones<E>(out.size());
-      tape.backward(out, Span<const E>(seed));
+      sweep_from_ones(
+          tape, tgv_term<T>(tape, step.k, list, sim::track(c.state), sim::track(c.params), grad_v));
     }
   }
   state.counters["particles"] = double(c.n);
@@ -248,10 +252,7 @@ void BM_dam_term(benchmark::State& state) {
       benchmark::DoNotOptimize(dam_term<T>(plain, step.k, list, sim::views(c.state)).data());
     } else {
       Tape<Host> tape(c.exec);
-      const auto out = dam_term<T>(tape, step.k, list, sim::track(c.state));
-      using E = std::decay_t<decltype(*out.data())>;
-      const std::vector<E> seed = ones<E>(out.size());
-      tape.backward(out, Span<const E>(seed));
+      sweep_from_ones(tape, dam_term<T>(tape, step.k, list, sim::track(c.state)));
     }
   }
   state.counters["particles"] = double(c.n);

@@ -151,29 +151,33 @@ using SharedGradientRates = ops::Fused<ops::Slot<solver::PressureForce<Kernel>, 
                                        ops::Slot<solver::ContinuityRate<Kernel>, 1, 2>,
                                        ops::Slot<Difference, 1, 2>,
                                        ops::Slot<Difference, 3, 1>>;
-/// `Acceleration` from the fused rates (a_p and ∇v read from them).
-struct FusedAcceleration {
-  template <class R, class L, class N, class S>
-  SPHAD_HOST_DEVICE auto operator()(const R& rates, const L& a_nu, const N& nu, const S& s) const {
-    return Acceleration{}(SharedGradientRates::part<0, 2>(rates), a_nu, nu,
-                          SharedGradientRates::part<2, 2>(rates), s);
+/// (a_p, ρ̇, ∇v, ∇ρ): on a `PlainTape` in one pass over the pairs (`ops::Fused`, the same bits),
+/// then split; on a recording `Tape` as four terms, whose reverse sweeps are cheaper than the
+/// fused term's (its combination in one wide dual number).
+template <class T, class Pairs, class P, class U, class R>
+auto shared_gradient_rates(T& tape, const Pairs& pairs, const P& p, const U& v, const R& rho) {
+  if constexpr (is_plain_tape_v<T>) {
+    const std::int64_t n = v.size();
+    const auto rates =
+        record<SharedGradientRates>(tape, pairs, record_map(tape, n, ops::PackFields{}, p, v, rho));
+    const auto part = [&](auto k) {
+      return record_map(tape, n, ops::PartOf<SharedGradientRates, decltype(k)::value, 2>{}, rates);
+    };
+    return std::make_tuple(
+        part(std::integral_constant<int, 0>{}), part(std::integral_constant<int, 1>{}),
+        part(std::integral_constant<int, 2>{}), part(std::integral_constant<int, 3>{}));
+  } else {
+    return std::make_tuple(record<solver::PressureForce<Kernel>>(tape, pairs, p),
+                           record<solver::ContinuityRate<Kernel>>(tape, pairs, v),
+                           record<Difference>(tape, pairs, v),
+                           record<Difference>(tape, pairs, rho));
   }
-};
-/// `DensityRate` from the fused rates (ρ̇ and ∇ρ read from them).
-struct FusedDensityRate {
-  template <class R, class S>
-  SPHAD_HOST_DEVICE auto operator()(const R& rates, const S& s) const {
-    return DensityRate{}(SharedGradientRates::part<1, 2>(rates),
-                         SharedGradientRates::part<3, 2>(rates), s);
-  }
-};
+}
 
 /// The rates of (x, v, ρ, x_ref) over one neighbour list: the shifting velocity, the
 /// acceleration, the density rate, nothing for x_ref. Written once over the tape type: recorded
-/// on a `Tape`, evaluated only on a `PlainTape` (a plain rollout's advances). The plain path
-/// evaluates the four terms that share Ĝ_ij in one pass (`ops::Fused`: the same bits as the
-/// separate calls); the recorded path records them apart, whose reverse sweep is cheaper than
-/// the fused term's (its combination in one wide dual number).
+/// on a `Tape`, evaluated only on a `PlainTape` (a plain rollout's advances); the four terms
+/// that share Ĝ_ij fused on the latter (`shared_gradient_rates`).
 template <class Exec, class ParamKind>
 struct Rates {
   const Constants& k;
@@ -186,25 +190,12 @@ struct Rates {
     const auto set = plain.with_positions(s.x).with_densities(s.rho);
     const auto pairs = ops::pairs(set, k.domain, list); // every term below sums over these
     const auto p = record_map(tape, n, k.eos, s.rho);
-    if constexpr (is_plain_tape_v<T>) {
-      const auto rates = record<SharedGradientRates>(
-          tape, pairs, record_map(tape, n, ops::PackFields{}, p, s.v, s.rho));
-      const auto a_nu = record<Viscous>(tape, pairs, s.v);
-      const auto grad_c = record<solver::AntiClumpingGradient<Kernel>>(tape, pairs, k.clumping);
-      const auto shift = record_map(tape, n, k.shifting, grad_c, s.v);
-      return {shift, record_map(tape, n, FusedAcceleration{}, rates, a_nu, params.nu, shift),
-              record_map(tape, n, FusedDensityRate{}, rates, shift), Variable<V2>()};
-    } else {
-      const auto a_p = record<solver::PressureForce<Kernel>>(tape, pairs, p);
-      const auto a_nu = record<Viscous>(tape, pairs, s.v);
-      const auto drho = record<solver::ContinuityRate<Kernel>>(tape, pairs, s.v);
-      const auto grad_c = record<solver::AntiClumpingGradient<Kernel>>(tape, pairs, k.clumping);
-      const auto shift = record_map(tape, n, k.shifting, grad_c, s.v);
-      const auto grad_v = record<Difference>(tape, pairs, s.v);
-      const auto grad_rho = record<Difference>(tape, pairs, s.rho);
-      return {shift, record_map(tape, n, Acceleration{}, a_p, a_nu, params.nu, grad_v, shift),
-              record_map(tape, n, DensityRate{}, drho, grad_rho, shift), Variable<V2>()};
-    }
+    const auto [a_p, drho, grad_v, grad_rho] = shared_gradient_rates(tape, pairs, p, s.v, s.rho);
+    const auto a_nu = record<Viscous>(tape, pairs, s.v);
+    const auto grad_c = record<solver::AntiClumpingGradient<Kernel>>(tape, pairs, k.clumping);
+    const auto shift = record_map(tape, n, k.shifting, grad_c, s.v);
+    return {shift, record_map(tape, n, Acceleration{}, a_p, a_nu, params.nu, grad_v, shift),
+            record_map(tape, n, DensityRate{}, drho, grad_rho, shift), Variable<V2>()};
   }
 };
 

@@ -50,6 +50,19 @@ struct Slot {
   }
 };
 
+/// Its arguments' scalars side by side as one `Vec` (scalars, vectors and matrices, row-major),
+/// in argument order: the fused field of a `Fused` call, as a record-map functor.
+struct PackFields {
+  template <class... X>
+  SPHAD_HOST_DEVICE SPHAD_INLINE auto operator()(const X&... x) const {
+    using S = promote_all_t<scalar_of_t<X>...>;
+    Vec<S, (detail::scalar_count<X>() + ...)> out;
+    int at = 0;
+    ((detail::store_scalars(x, &out[at]), at += detail::scalar_count<X>()), ...);
+    return out;
+  }
+};
+
 namespace detail {
 template <class First, class...>
 struct first_slot {
@@ -140,14 +153,7 @@ struct Fused : KernelQuantity<KernelPart::corrected_gradient> {
   /// Each term's combination of its slice with Ĝ_ij, flattened in slot order.
   template <int D, class S, class F, class G>
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto combine(const ParticlePair<D, S, F>& p, const G& g) {
-    using Out = promote_all_t<scalar_of_t<decltype(slot_term<Slots>(p, g))>...>;
-    constexpr int N = (detail::scalar_count<decltype(slot_term<Slots>(p, g))>() + ...);
-    Vec<Out, N> y;
-    int at = 0;
-    ((detail::store_scalars(slot_term<Slots>(p, g), &y[at]),
-      at += detail::scalar_count<decltype(slot_term<Slots>(p, g))>()),
-     ...);
-    return y;
+    return PackFields{}(slot_term<Slots>(p, g)...);
   }
 
 private:
@@ -160,27 +166,6 @@ private:
     return ops::combine<typename Slot::op>(slice, g);
   }
 };
-
-} // namespace sphad::ops
-
-namespace sphad::ops {
-
-/// Its arguments' scalars side by side as one `Vec` (scalars, vectors and matrices, row-major),
-/// in argument order: the fused field of a `Fused` call, as a record-map functor.
-struct PackFields {
-  template <class... X>
-  SPHAD_HOST_DEVICE SPHAD_INLINE auto operator()(const X&... x) const {
-    using S = promote_all_t<scalar_of_t<X>...>;
-    Vec<S, (detail::scalar_count<X>() + ...)> out;
-    int at = 0;
-    ((detail::store_scalars(x, &out[at]), at += detail::scalar_count<X>()), ...);
-    return out;
-  }
-};
-
-} // namespace sphad::ops
-
-namespace sphad::ops {
 
 /// Term K's output (in D dimensions) of a `Fused` operator's output, as a record-map functor:
 /// `record_map(tape, n, PartOf<F, K, D>{}, y)` gives term K's outputs as a `Variable` of their
