@@ -53,6 +53,21 @@ void stable_sort_by_key(
   detail::radix_sort_pairs(keys, values, n, key_bits);
 }
 
+/// `stable_sort_by_key` on the host over the caller's scratch: `keys_scratch` and
+/// `values_scratch` (n elements each) hold the passes' second copies, so the sort allocates
+/// nothing (a kept search grid's rebuild).
+template <class K, class V>
+void stable_sort_by_key(const host&,
+                        K* keys,
+                        V* values,
+                        std::int64_t n,
+                        int key_bits,
+                        K* keys_scratch,
+                        V* values_scratch) {
+  detail::check_sort_arguments<K>(n, key_bits);
+  detail::radix_sort_pairs(keys, values, n, key_bits, keys_scratch, values_scratch);
+}
+
 #if defined(__CUDACC__)
 template <class K, class V>
 void stable_sort_by_key(const cuda& exec,

@@ -123,6 +123,67 @@ int cell_key_bits(const GridLayout<D, T>& layout) {
 }
 } // namespace detail
 
+namespace detail {
+/// What a grid build needs beside the grid and may keep between builds: the cell keys and, on
+/// the host, the sort's second arrays.
+template <class Exec>
+struct GridScratch {
+  Buffer<std::uint64_t, Exec> keys, keys_alternate;
+  Buffer<std::int32_t, Exec> index_alternate;
+};
+
+/// `buffer` with n elements: itself when it has them, else one of n (its contents not kept).
+template <class T, class Exec>
+Buffer<T, Exec> with_size(const Exec& exec, Buffer<T, Exec>&& buffer, std::int64_t n) {
+  if (buffer.size() == n) {
+    return std::move(buffer);
+  }
+  return Buffer<T, Exec>(exec, n);
+}
+
+/// `build_hash_grid` over the memory of `recycled` (a grid no longer needed) and `scratch`:
+/// a grid of the same sizes as the last (the same references and layout) allocates nothing on
+/// the host.
+template <int D, class T, class Exec>
+HashGrid<D, T, Exec> build_hash_grid_over(const Exec& exec,
+                                          const SearchPoints<D, T>& references,
+                                          const Domain<D, T>& domain,
+                                          T radius,
+                                          HashGrid<D, T, Exec>&& recycled,
+                                          GridScratch<Exec>& scratch) {
+  const std::int64_t n = references.size();
+  const std::int64_t max_cells = n * 8 > 4096 ? n * 8 : 4096;
+  const auto layout = make_grid_layout(domain, radius, max_cells);
+  HashGrid<D, T, Exec> grid{layout,
+                            radius,
+                            with_size(exec, std::move(recycled.sorted_index), n),
+                            with_size(exec, std::move(recycled.cell_start), layout.num_cells + 1),
+                            with_size(exec, std::move(recycled.sorted_positions), n),
+                            with_size(exec, std::move(recycled.sorted_supports), n)};
+  Buffer<std::uint64_t, Exec>& keys = scratch.keys = with_size(exec, std::move(scratch.keys), n);
+  exec::for_each_index(exec, n,
+                       CellKeys<D, T>{grid.layout, references.positions.data(), keys.data(),
+                                      grid.sorted_index.data()});
+  if constexpr (std::is_same_v<Exec, exec::host>) {
+    scratch.keys_alternate = with_size(exec, std::move(scratch.keys_alternate), n);
+    scratch.index_alternate = with_size(exec, std::move(scratch.index_alternate), n);
+    exec::stable_sort_by_key(exec, keys.data(), grid.sorted_index.data(), n,
+                             cell_key_bits(grid.layout), scratch.keys_alternate.data(),
+                             scratch.index_alternate.data());
+  } else {
+    exec::stable_sort_by_key(exec, keys.data(), grid.sorted_index.data(), n,
+                             cell_key_bits(grid.layout));
+  }
+  exec::for_each_index(exec, grid.layout.num_cells + 1,
+                       CellStarts{keys.data(), n, grid.cell_start.data()});
+  exec::for_each_index(exec, n,
+                       GatherSorted<D, T>{domain, references, grid.sorted_index.data(),
+                                          grid.sorted_positions.data(),
+                                          grid.sorted_supports.data()});
+  return grid;
+}
+} // namespace detail
+
 /// Sorts `references` into the cells of a grid whose cells are at least `radius` wide (at
 /// most max(8 Nr, 4096) cells, so memory stays linear). Positions and supports are not copied:
 /// traversals read them through the same view. Host: synchronous. CUDA: asynchronous, scratch
@@ -132,28 +193,8 @@ HashGrid<D, T, Exec> build_hash_grid(const Exec& exec,
                                      const SearchPoints<D, T>& references,
                                      const Domain<D, T>& domain,
                                      T radius) {
-  const std::int64_t n = references.size();
-  const std::int64_t max_cells = n * 8 > 4096 ? n * 8 : 4096;
-  HashGrid<D, T, Exec> grid{make_grid_layout(domain, radius, max_cells),
-                            radius,
-                            Buffer<std::int32_t, Exec>(exec, n),
-                            Buffer<std::int32_t, Exec>(),
-                            Buffer<Vec<T, D>, Exec>(exec, n),
-                            Buffer<T, Exec>(exec, n)};
-  grid.cell_start = Buffer<std::int32_t, Exec>(exec, grid.layout.num_cells + 1);
-  Buffer<std::uint64_t, Exec> keys(exec, n);
-  exec::for_each_index(exec, n,
-                       detail::CellKeys<D, T>{grid.layout, references.positions.data(), keys.data(),
-                                              grid.sorted_index.data()});
-  exec::stable_sort_by_key(exec, keys.data(), grid.sorted_index.data(), n,
-                           detail::cell_key_bits(grid.layout));
-  exec::for_each_index(exec, grid.layout.num_cells + 1,
-                       detail::CellStarts{keys.data(), n, grid.cell_start.data()});
-  exec::for_each_index(exec, n,
-                       detail::GatherSorted<D, T>{domain, references, grid.sorted_index.data(),
-                                                  grid.sorted_positions.data(),
-                                                  grid.sorted_supports.data()});
-  return grid;
+  detail::GridScratch<Exec> scratch;
+  return detail::build_hash_grid_over(exec, references, domain, radius, {}, scratch);
 }
 
 /// Calls f(begin, end, wraps) for the sorted slots of the stencil cells around the wrapped

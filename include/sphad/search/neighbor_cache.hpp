@@ -160,13 +160,14 @@ private:
   }
 
   void build(const Exec& exec, const SearchPoints<D, T>& points, const Domain<D, T>& domain) {
+    // Over the previous list's memory and the kept grid (no fresh pages and no allocation for
+    // a list of about the same size; taken only once the checks have passed).
     if (verlet_) {
-      // over the previous list's memory (no fresh pages for a list of about the same size;
-      // taken only once the checks have passed)
       verlet_ = search::detail::verlet_over<S>(exec, points, points, domain, skin_, {},
-                                               std::move(*verlet_));
+                                               std::move(*verlet_), &scratch_.build);
     } else {
-      verlet_ = build_verlet_list<S>(exec, points, points, domain, skin_);
+      verlet_ = search::detail::verlet_over<S>(exec, points, points, domain, skin_, {}, {},
+                                               &scratch_.build);
     }
     last_ = NeighborUpdate::rebuilt;
     ++rebuilds_;

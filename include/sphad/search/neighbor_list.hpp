@@ -250,8 +250,20 @@ HashGrid<D, T, Exec> build_search_grid(const Exec& exec,
 } // namespace search
 
 namespace search::detail {
+/// What a list build may keep between builds (`NeighborCache`): the search grid's memory and
+/// its build's scratch, and the host's per-chunk row arrays. A build over it that has the sizes
+/// of the last allocates nothing on the host; the list it returns keeps room (its neighbours'
+/// array may be longer than its pairs).
+template <int D, class T, class Exec>
+struct BuildScratch {
+  HashGrid<D, T, Exec> grid{};
+  GridScratch<Exec> grid_scratch;
+  RowScratch rows; ///< the host's
+};
+
 /// `build_neighbor_list` written over the memory of `recycled` (a list no longer needed; its
-/// arrays taken only after every check has passed), errors named after `function`.
+/// arrays taken only after every check has passed) and of `kept` (null for none), errors named
+/// after `function`.
 template <SupportScheme S, int D, class T, class Exec>
 NeighborList<Exec> build_list(const Exec& exec,
                               const SearchPoints<D, T>& queries,
@@ -259,9 +271,14 @@ NeighborList<Exec> build_list(const Exec& exec,
                               const Domain<D, T>& domain,
                               const SearchOptions<T>& options,
                               NeighborList<Exec>&& recycled,
-                              const char* function) {
-  const auto grid =
-      search::build_search_grid<S>(exec, queries, references, domain, options, function);
+                              const char* function,
+                              BuildScratch<D, T, Exec>* kept = nullptr) {
+  const T radius = validate_search<S>(exec, queries, references, domain, options, function);
+  BuildScratch<D, T, Exec> fresh;
+  BuildScratch<D, T, Exec>& scratch = kept != nullptr ? *kept : fresh;
+  scratch.grid = build_hash_grid_over(exec, references, domain, radius, std::move(scratch.grid),
+                                      scratch.grid_scratch);
+  const HashGrid<D, T, Exec>& grid = scratch.grid;
   const std::int64_t nq = queries.size();
   NeighborList<Exec> list{Buffer<std::int64_t, Exec>(), Buffer<std::int32_t, Exec>(), nq, 0};
   list.num_references = references.size();
@@ -275,9 +292,10 @@ NeighborList<Exec> build_list(const Exec& exec,
     const auto order = own_order ? search::detail::QueryOrder<Exec>{{}, nullptr}
                                  : search::detail::query_order(exec, grid, queries, references);
     list.offsets = sphad::detail::recycle(exec, std::move(recycled.offsets), nq + 1);
-    list.neighbors =
-        search::detail::build_rows_once<S>(exec, grid, queries, order.data(), options.skin,
-                                           list.offsets.data(), std::move(recycled.neighbors));
+    list.neighbors = search::detail::build_rows_once<S>(
+        exec, grid, queries, order.data(), options.skin, list.offsets.data(),
+        std::move(recycled.neighbors), recycled.num_pairs,
+        kept != nullptr ? &scratch.rows : nullptr);
     list.num_pairs = list.offsets[nq];
     return list;
   }

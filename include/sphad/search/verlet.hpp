@@ -85,6 +85,7 @@ struct UpkeepScratch {
   Buffer<T, Exec> drift;
   Buffer<Vec<T, D>, Exec> query_wrapped, reference_wrapped;
   Buffer<T, Exec> sum;
+  BuildScratch<D, T, Exec> build; ///< the rebuilds' grid and rows
 };
 
 template <class Exec, int D, class T>
@@ -174,10 +175,11 @@ VerletList<D, T, Exec> verlet_over(const Exec& exec,
                                    const Domain<D, T>& domain,
                                    T skin,
                                    SearchOptions<T> options,
-                                   VerletList<D, T, Exec>&& recycled) {
+                                   VerletList<D, T, Exec>&& recycled,
+                                   BuildScratch<D, T, Exec>* kept = nullptr) {
   options.skin = skin;
   auto list = build_list<S>(exec, queries, references, domain, options, std::move(recycled.list),
-                            "build_verlet_list");
+                            "build_verlet_list", kept);
   return {
       std::move(list),
       skin,

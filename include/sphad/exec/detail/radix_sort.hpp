@@ -14,12 +14,12 @@ namespace sphad::detail {
 
 /// Serial least-significant-digit radix sort of (key, value) pairs by integral key, 8 bits a
 /// pass; passes above `key_bits` (every key in [0, 2^key_bits) when below the key's width) and
-/// passes where every key has the same digit are skipped. Stable by construction.
+/// passes where every key has the same digit are skipped. Stable by construction. The passes
+/// alternate between the arrays and `keys_scratch`, `values_scratch` (n elements each, the
+/// caller's); the digit counts live on the stack.
 template <class K, class V>
-void radix_sort_pairs(K* keys,
-                      V* values,
-                      std::int64_t n,
-                      int key_bits = int(sizeof(K)) * CHAR_BIT) {
+void radix_sort_pairs(
+    K* keys, V* values, std::int64_t n, int key_bits, K* keys_scratch, V* values_scratch) {
   using U = std::make_unsigned_t<K>;
   constexpr int bits = int(sizeof(K)) * CHAR_BIT;
   // Signed keys: flipping the sign bit maps their order onto the unsigned order.
@@ -27,20 +27,18 @@ void radix_sort_pairs(K* keys,
   const int passes = (std::min(key_bits, bits) + 7) / 8;
   const auto digit = [&](K key, int pass) { return int(((U(key) ^ bias) >> (8 * pass)) & 0xff); };
 
-  std::vector<std::int64_t> counts(std::size_t(passes) * 256, 0);
+  std::int64_t counts[int(sizeof(K))][256] = {};
   for (std::int64_t i = 0; i < n; ++i) {
     for (int pass = 0; pass < passes; ++pass) {
-      ++counts[std::size_t(pass) * 256 + digit(keys[i], pass)];
+      ++counts[pass][digit(keys[i], pass)];
     }
   }
-  std::vector<K> keys_scratch(static_cast<std::size_t>(n));
-  std::vector<V> values_scratch(static_cast<std::size_t>(n));
   K* keys_from = keys;
   V* values_from = values;
-  K* keys_to = keys_scratch.data();
-  V* values_to = values_scratch.data();
+  K* keys_to = keys_scratch;
+  V* values_to = values_scratch;
   for (int pass = 0; pass < passes; ++pass) {
-    std::int64_t* count = counts.data() + std::size_t(pass) * 256;
+    std::int64_t* count = counts[pass];
     if (std::any_of(count, count + 256, [&](std::int64_t c) { return c == n; })) {
       continue; // every key shares this digit
     }
@@ -62,6 +60,17 @@ void radix_sort_pairs(K* keys,
     std::copy_n(keys_from, n, keys);
     std::copy_n(values_from, n, values);
   }
+}
+
+/// `radix_sort_pairs` with scratch arrays of its own.
+template <class K, class V>
+void radix_sort_pairs(K* keys,
+                      V* values,
+                      std::int64_t n,
+                      int key_bits = int(sizeof(K)) * CHAR_BIT) {
+  std::vector<K> keys_scratch(static_cast<std::size_t>(n));
+  std::vector<V> values_scratch(static_cast<std::size_t>(n));
+  radix_sort_pairs(keys, values, n, key_bits, keys_scratch.data(), values_scratch.data());
 }
 
 } // namespace sphad::detail

@@ -182,11 +182,14 @@ bool queries_are_clustered(const GridLayout<D, T>& layout, const SearchPoints<D,
 /// array. `gather` then moves each window's rows to their place in the list.
 class ChunkWindows {
 public:
-  /// Windows for `chunks` chunks in `block` (none for 0 chunks).
-  ChunkWindows(HostRows& block, int chunks) : chunks_(chunks) {
+  /// Windows for `chunks` chunks in `block` (none for 0 chunks), for a list of about
+  /// `expected` entries (the last list's).
+  ChunkWindows(HostRows& block, int chunks, std::int64_t expected) : chunks_(chunks) {
     if (chunks > 0) {
-      const std::int64_t size = block.capacity();
-      block.resize(size + size / 16 + 256 * std::int64_t(chunks));
+      const std::int64_t room = expected + expected / 16 + 256 * std::int64_t(chunks);
+      if (block.capacity() < room) {
+        block.resize(room + room / 8); // room to grow: a list that grows slowly, resized rarely
+      }
       data_ = block.data();
       capacity_ = block.capacity();
     }
@@ -229,6 +232,14 @@ private:
   std::int64_t capacity_ = 0;
 };
 
+/// What `build_rows_once` may keep between builds: the chunks' own arrays and its index
+/// arrays. A build over it keeps room in the list it returns (its array may be longer than its
+/// entries), so that builds of about the same size allocate nothing.
+struct RowScratch {
+  std::vector<HostRows> rows;
+  std::vector<std::int64_t> kept, row_at;
+};
+
 /// The host's list in one pass over the grid: the queries in cell order (`order`) split into
 /// `exec::host::concurrency()` chunks, each chunk appending its rows to its own array on one
 /// thread; then `offsets` [nq + 1] by a scan over the rows' counts in query order, and the
@@ -241,7 +252,9 @@ private:
 /// grows into the list and the others are copied after it, one block each; otherwise every row
 /// is copied to its place. `recycled`: memory the list is written over (a previous list's
 /// neighbours; empty for none): in query order the first chunk's array — or, with more chunks,
-/// every chunk's window in it (`ChunkWindows`) —, else the list the rows are copied to.
+/// every chunk's window in it (`ChunkWindows`) —, else the list the rows are copied to;
+/// `expected`: about how many entries the list will have (the recycled list's). `kept`: arrays
+/// kept from the last build (`RowScratch`; null for none: the list is then exactly its entries).
 template <SupportScheme S, int D, class T>
 Buffer<std::int32_t, exec::host> build_rows_once(const exec::host& exec,
                                                  const HashGrid<D, T, exec::host>& grid,
@@ -249,7 +262,12 @@ Buffer<std::int32_t, exec::host> build_rows_once(const exec::host& exec,
                                                  const std::int32_t* order,
                                                  T skin,
                                                  std::int64_t* offsets,
-                                                 Buffer<std::int32_t, exec::host> recycled) {
+                                                 Buffer<std::int32_t, exec::host> recycled,
+                                                 std::int64_t expected,
+                                                 RowScratch* kept_arrays = nullptr) {
+  RowScratch fresh;
+  RowScratch& scratch = kept_arrays != nullptr ? *kept_arrays : fresh;
+  const bool keep_room = kept_arrays != nullptr;
   const std::int64_t nq = queries.size();
   const int chunks =
       int(std::max<std::int64_t>(1, std::min<std::int64_t>(nq, exec::host::concurrency())));
@@ -262,14 +280,19 @@ Buffer<std::int32_t, exec::host> build_rows_once(const exec::host& exec,
   if (in_query_order) {
     base = HostRows(std::move(recycled));
   }
-  const ChunkWindows windows(base, windowed ? chunks : 0);
-  std::vector<HostRows> rows(static_cast<std::size_t>(chunks)); // each chunk's own array
+  const ChunkWindows windows(base, windowed ? chunks : 0, expected);
+  std::vector<HostRows>& rows = scratch.rows; // each chunk's own array
+  if (rows.size() < std::size_t(chunks)) {
+    rows.resize(std::size_t(chunks));
+  }
   const auto own = [&](int c) -> HostRows& {
     return c == 0 && in_query_order && !windowed ? base : rows[std::size_t(c)];
   };
-  std::vector<std::int64_t> kept(static_cast<std::size_t>(chunks), 0); // entries in a window
+  std::vector<std::int64_t>& kept = scratch.kept; // entries in a window
+  kept.assign(std::size_t(chunks), 0);
   // row i's start in its chunk's array (for the copy into place)
-  std::vector<std::int64_t> row_at(in_query_order ? 0 : static_cast<std::size_t>(nq));
+  std::vector<std::int64_t>& row_at = scratch.row_at;
+  row_at.resize(in_query_order ? 0 : static_cast<std::size_t>(nq));
   std::int64_t* counts = offsets;
   const auto view = grid.view();
   const auto chunk_begin = [&](int c) { return nq * c / chunks; };
@@ -324,7 +347,7 @@ Buffer<std::int32_t, exec::host> build_rows_once(const exec::host& exec,
     if (windowed) {
       windows.gather(
           base, kept.data(), [&](int c) { return offsets[chunk_begin(c)]; }, total);
-    } else {
+    } else if (!keep_room || base.capacity() < total) {
       base.resize(total);
     }
 #if SPHAD_HAS_OPENMP
@@ -339,10 +362,12 @@ Buffer<std::int32_t, exec::host> build_rows_once(const exec::host& exec,
                     sizeof(std::int32_t) * std::size_t(n));
       }
     }
-    return base.release(total);
+    return base.release(keep_room ? std::max(total, base.capacity()) : total);
   }
   Buffer<std::int32_t, exec::host> neighbors = std::move(recycled);
-  sphad::detail::resize_host(neighbors, total);
+  if (!keep_room || neighbors.size() < total) {
+    sphad::detail::resize_host(neighbors, total);
+  }
   std::int32_t* to = neighbors.data();
 #if SPHAD_HAS_OPENMP
 #pragma omp parallel for schedule(static, 1) if (chunks > 1)
