@@ -176,6 +176,21 @@ static_assert(!density_takes_blocks<PairByPairWendland4>(),
               "a kernel not declared lanewise is evaluated pair by pair");
 static_assert(!density_takes_blocks<kernels::CubicSpline>());
 
+/// Whether the host's plan takes the blocks for a whole term Op over a list, the field F.
+template <class Op, class F>
+constexpr bool term_takes_blocks() {
+  using PlainScalars = ops::PairScalars<double, double, double, double, double, double>;
+  return pairloop::PairPlan<Op, ops::Uncorrected>::template forward_blocks<PlainScalars, true, F>();
+}
+using Clumping = solver::AntiClumpingGradient<kernels::Wendland4>;
+static_assert(term_takes_blocks<Clumping, Vec<double, 2>>() == bool(SPHAD_HAS_PACKS),
+              "a whole term declared lanewise takes the host's blocks");
+static_assert(!term_takes_blocks<Clumping, Vec<Dual<double, 1>, 2>>(),
+              "a whole term whose field carries tangents is evaluated pair by pair");
+static_assert(
+    !term_takes_blocks<solver::AntiClumpingGradient<PairByPairWendland4>, Vec<double, 2>>(),
+    "a whole term with a kernel not declared lanewise is evaluated pair by pair");
+
 /// The reverse pass of Op<Wendland4> (on the host's blocks) and of Op<PairByPairWendland4>
 /// (pair by pair), over a list in one direction, both roles one set: the same output and
 /// gradients, bit for bit. Tracked: positions, supports and masses (the kernels linearized on
@@ -297,6 +312,26 @@ TEST_CASE("pair blocks: every operator form gives the bits of the pair-at-a-time
     check_blocks<solver::ContinuityRate<K>>(c, v);   // a vector field: lane by lane
     check_blocks<solver::LaminarViscosity<K>>(c, v); // a gradient form, as the Laplacian's
     check_blocks<solver::LaminarViscosity<K, 2, SupportScheme::Gather, std::ratio<0>>>(c, v);
+    // A whole term written for packs: the anti-clumping gradient, its field (Δx, R) with some
+    // Δx past the support (W(Δx) = 0: the quotient's lane select).
+    std::vector<Vec<double, 2>> spacing(c.v.size());
+    for (std::size_t i = 0; i < spacing.size(); ++i) {
+      spacing[i] = {i % 17 == 0 ? 0.5 : 0.03 + 0.02 * std::sin(double(i)), 0.2};
+    }
+    check_blocks<solver::AntiClumpingGradient<K>>(c, span(spacing));
+    // Fused terms (combined lane by lane): a scalar, a vector and a matrix slot over one field.
+    std::vector<Vec<double, 3>> packed(c.f.size());
+    for (std::size_t i = 0; i < packed.size(); ++i) {
+      packed[i] = {c.f[i], c.v[i][0], c.v[i][1]};
+    }
+    check_blocks<ops::Fused<ops::Slot<solver::PressureForce<K>, 0, 1>,
+                            ops::Slot<solver::ContinuityRate<K>, 1, 2>,
+                            ops::Slot<ops::Gradient<K, G::Difference>, 1, 2>,
+                            ops::Slot<solver::ConcentrationGradient<K>, 0, 0>>>(c, span(packed));
+    check_blocks<solver::AntiClumpingGradient<K, 3, SupportScheme::MeanSymmetric>>(c,
+                                                                                   span(spacing));
+    check_blocks<solver::AntiClumpingGradient<K, 4, SupportScheme::KernelMeanSymmetric>>(
+        c, span(spacing));
     // The other polynomial kernels: Müller's (a cusp centre: k'(q)/q by its quotient), a user's.
     check_blocks<ops::Density<kernels::Poly6>>(c, ops::NoField{});
     check_blocks<ops::Gradient<kernels::Spiky, G::Difference>>(c, f);

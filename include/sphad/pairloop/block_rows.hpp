@@ -66,13 +66,16 @@ struct BlockRow {
            (N == 0 || tangent_arrays || std::is_same_v<Positions, Span<const Vec<V, D>>>);
   }();
 
+  /// The field as packs: none, a pack for a plain scalar, a `Vec` of packs for a plain vector
+  /// (`void`: a field with tangents, not packed).
+  using PackedField = typename PackedFieldOf<typename Eval::F, P>::type;
   /// Whether the operator's combination evaluates on packs (`lanewise_combine`: arithmetic
   /// alone), its output a scalar or vector of the primal type (with the positions' tangents or
-  /// none) and the field plain.
+  /// none) and the field plain (a scalar or a vector).
   static constexpr bool packed_combine =
       lanewise_combine_v<typename Eval::Operator> &&
       !std::is_void_v<typename PackedOutput<typename Eval::Out, P>::type> &&
-      (std::is_same_v<typename Eval::F, NoField> || std::is_same_v<typename Eval::F, V>);
+      !std::is_void_v<PackedField>;
 
   /// The block's pair vectors x_ij: packs, `Dual`s over packs with a JVP's tangents.
   using PairVector = std::conditional_t<(N > 0), Dual<P, NT>, P>;
@@ -242,11 +245,19 @@ struct BlockRow {
   SPHAD_INLINE auto
   particles(std::int64_t i, const std::int32_t* js, const Block& b, P volumes_j) const {
     using F = typename Eval::F;
-    using FP = std::conditional_t<std::is_same_v<F, NoField>, NoField, P>;
+    using FP = PackedField;
     FP f_j{}, f_i{};
-    if constexpr (!std::is_same_v<F, NoField>) {
+    if constexpr (std::is_same_v<F, V>) {
       f_j = lanes_of<P>([&](auto l) SPHAD_LAMBDA_INLINE { return eval.reference_value(js[l]); });
       f_i = P(q.f);
+    } else if constexpr (!std::is_same_v<F, NoField>) {
+      // A vector: the references' values read whole, each component's pack built in registers.
+      F values[L];
+      each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE { values[l] = eval.reference_value(js[l]); });
+      for (int e = 0; e < F::dim; ++e) {
+        f_j[e] = lanes_of<P>([&](auto l) SPHAD_LAMBDA_INLINE { return values[l][e]; });
+        f_i[e] = P(q.f[e]);
+      }
     }
     return ParticlePair<D, PairScalars<P, P, P, P, P, P>, FP>{i,     js[0],     b.m, P(q.rho),
                                                               b.rho, volumes_j, f_i, f_j};
@@ -326,56 +337,74 @@ void row_in_blocks(const Eval& eval,
     return ((filter.reference >> unsigned(references.kinds[j])) & 1u) != 0 &&
            !(skip_self && j == i);
   };
-  using Acc = std::conditional_t<packed_combine, typename Packed::type, char>;
+  // A whole term (`lanewise_term`): each block's L terms at once, on a `Pair` of packs.
+  constexpr bool whole_term = !splits_term_v<Op>;
+  static_assert(!whole_term || (!std::is_void_v<typename Packed::type> &&
+                                !std::is_void_v<typename Row::PackedField>),
+                "a whole term on packs: its output and field are plain scalars or vectors");
+  using Acc = std::conditional_t<packed_combine || whole_term, typename Packed::type, char>;
   Acc acc{}; // the lanes' sums of the packed combinations
   std::int64_t k = begin;
   for (; k + L <= end; k += L) {
     const std::int32_t* js = eval.neighbors.neighbors + k;
     const typename Row::Block b = row.load(js);
     const P volumes = row.volumes(js, b);
-    // The kernel part of the block: W_ij, ∇W_ij, or a form of ∇W_ij.
-    using Part = typename Row::PairVector;
-    const Vec<Part, D>& x = b.x;
-    const auto part = [&]() SPHAD_LAMBDA_INLINE {
-      if constexpr (gradient_part) {
-        return Vec<Part, D>(kernels::pair_gradient<K, Op::support>(x, row.inverse_supports(b)) *
-                            scale);
-      } else if constexpr (form_part) {
-        const Vec<Part, D> g =
-            kernels::pair_gradient<K, Op::support>(x, row.inverse_supports(b)) * scale;
-        return row.template gradient_form<Op>(b, x, g);
-      } else {
-        return Part(kernels::pair_value<K, Op::support>(x, row.inverse_supports(b)) * scale);
-      }
-    }();
     // Whether every pair of the block is summed (one test of its kinds), else each's own.
-    bool block_taken = every;
-    if (!every && !skip_self) {
+    const auto taken = [&]() SPHAD_LAMBDA_INLINE {
+      if (every || skip_self) {
+        return every;
+      }
       // (The kinds' bits ORed, then one test: every kind of the block in the filter.)
       std::uint32_t kinds = 0;
       each_lane<L>([&](auto l)
                        SPHAD_LAMBDA_INLINE { kinds |= 1u << unsigned(references.kinds[js[l]]); });
-      block_taken = (kinds & ~filter.reference) == 0;
-    }
-    if constexpr (packed_combine) {
-      const auto particles = row.particles(i, js, b, volumes);
-      auto term = ops::combine<Op>(particles, part);
-      if (!block_taken) {
+      return (kinds & ~filter.reference) == 0;
+    };
+    // The block's sum: its lanes' terms cut to the pairs taken, added to each lane's sum.
+    const auto add_packed = [&](auto term) SPHAD_LAMBDA_INLINE {
+      if (!taken()) {
         bool flags[L];
         each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE { flags[l] = takes(js[l]); });
         term = cut(simd::mask_of<V>(flags), term);
       }
       acc += term; // a dropped pair adds +0: the lane's sum is never −0, so the same bits
+    };
+    if constexpr (whole_term) {
+      using PairP = ops::Pair<K, Op::support, D, ops::PairScalars<P, P, P, P, P, P>,
+                              typename Row::PackedField, typename Eval::Corrections>;
+      const PairP pair{
+          row.particles(i, js, b, volumes), eval.corrections, b.x, P(q.h), b.h, eval.factor};
+      add_packed(ops::pair_term<Op>(pair));
     } else {
-      each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE {
-        if (block_taken || takes(js[l])) {
-          const auto particles = eval.make_particles(i, js[l], q, volumes[l]);
-          sums.add(l, ops::combine<Op>(particles, lane_of(part, l)));
+      // The kernel part of the block: W_ij, ∇W_ij, or a form of ∇W_ij.
+      using Part = typename Row::PairVector;
+      const Vec<Part, D>& x = b.x;
+      const auto part = [&]() SPHAD_LAMBDA_INLINE {
+        if constexpr (gradient_part) {
+          return Vec<Part, D>(kernels::pair_gradient<K, Op::support>(x, row.inverse_supports(b)) *
+                              scale);
+        } else if constexpr (form_part) {
+          const Vec<Part, D> g =
+              kernels::pair_gradient<K, Op::support>(x, row.inverse_supports(b)) * scale;
+          return row.template gradient_form<Op>(b, x, g);
+        } else {
+          return Part(kernels::pair_value<K, Op::support>(x, row.inverse_supports(b)) * scale);
         }
-      });
+      }();
+      if constexpr (packed_combine) {
+        add_packed(ops::combine<Op>(row.particles(i, js, b, volumes), part));
+      } else {
+        const bool block_taken = taken();
+        each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE {
+          if (block_taken || takes(js[l])) {
+            const auto particles = eval.make_particles(i, js[l], q, volumes[l]);
+            sums.add(l, ops::combine<Op>(particles, lane_of(part, l)));
+          }
+        });
+      }
     }
   }
-  if constexpr (packed_combine) {
+  if constexpr (packed_combine || whole_term) {
     each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE { sums.add(l, lane_of(acc, l)); });
   }
   eval.list_row(i, q, k, sums); // the row's last entries (fewer than L), one at a time

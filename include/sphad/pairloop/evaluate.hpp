@@ -193,6 +193,7 @@ template <class Op,
 struct Evaluate {
   using Types = CallTypes<Op, Queries, References, QueryValues, ReferenceValues, Corr>;
   using Operator = Op;
+  using Corrections = Corr;
   using T = typename Types::scalar;
   using S = typename Types::pair_scalars;
   using F = typename Types::field;
@@ -328,7 +329,7 @@ struct Evaluate {
 
   static constexpr int L = row_lanes<primal_t<T>>();
   static constexpr bool blocks =
-      PairPlan<Op, Corr>::template forward_blocks<S, std::is_same_v<Neighbors, ListNeighbors>>();
+      PairPlan<Op, Corr>::template forward_blocks<S, std::is_same_v<Neighbors, ListNeighbors>, F>();
 
   SPHAD_HOST_DEVICE SPHAD_FLATTEN void operator()(std::int64_t i) const {
     Out sum{};

@@ -94,6 +94,25 @@ template <class P, int N, int D>
 struct PackedOutput<Vec<Dual<typename P::scalar_type, N>, D>, P> {
   using type = Vec<Dual<P, N>, D>;
 };
+
+/// A pair block's field values as packs: `NoField` stays, a plain scalar is a pack, a plain
+/// `Vec` a `Vec` of packs; anything else (values with tangents) is `void`: not packed.
+template <class F, class P>
+struct PackedFieldOf {
+  using type = void;
+};
+template <class P>
+struct PackedFieldOf<ops::NoField, P> {
+  using type = ops::NoField;
+};
+template <class P>
+struct PackedFieldOf<typename P::scalar_type, P> {
+  using type = P;
+};
+template <class P, int D>
+struct PackedFieldOf<Vec<typename P::scalar_type, D>, P> {
+  using type = Vec<P, D>;
+};
 #endif
 
 } // namespace sphad::pairloop

@@ -28,6 +28,22 @@ template <class Op>
 inline constexpr bool lanewise_combine_v<Op, std::void_t<decltype(Op::lanewise_combine)>> =
     Op::lanewise_combine;
 
+/// Whether Op, a whole pair term, evaluates on packs as written (`static constexpr bool
+/// lanewise_term = true`: arithmetic, the pair's kernel quantities and lane selects alone, and
+/// no read of the indices i and j): then the host evaluates L pairs' terms at once, each lane the
+/// bits of the scalar evaluation.
+template <class Op, class = void>
+inline constexpr bool lanewise_term_v = false;
+template <class Op>
+inline constexpr bool lanewise_term_v<Op, std::void_t<decltype(Op::lanewise_term)>> =
+    Op::lanewise_term;
+
+/// Whether field element F is plain in primal V: none, a V, or a `Vec` of V.
+template <class F, class V>
+inline constexpr bool plain_field_v = std::is_same_v<F, ops::NoField> || std::is_same_v<F, V>;
+template <class V, int N>
+inline constexpr bool plain_field_v<Vec<V, N>, V> = true;
+
 /// The position directions a pair block carries: 0 for plain positions, N for `Dual<V, N>`
 /// (one layer of tangents: a JVP), −1 for anything else (nested duals: not in blocks).
 template <class X>
@@ -41,10 +57,13 @@ inline constexpr int position_tangents_v<Dual<V, N>> = std::is_floating_point_v<
 ///   declares its shape lanewise (`kernels::lanewise_shape_v`) and the part is a kernel
 ///   quantity (W_ij, Ŵ_ij, Ĝ_ij) or a gradient form of Ĝ_ij (the Laplacian's Brookshaw and
 ///   Default).
-/// - `forward_blocks<S, IsList>()`: the primal and the JVP over a list take the blocks: the
-///   kernel on packs, no CRK, no renormalization of a gradient part, plain supports, masses,
-///   densities and volumes, positions plain or with one layer of tangents (`S`: the call's
-///   `PairScalars`; the field may carry tangents of its own).
+/// - `term_on_packs`: Op is a whole pair term written for packs (`lanewise_term_v`) and its
+///   kernel declares its shape lanewise.
+/// - `forward_blocks<S, IsList, F>()`: the primal and the JVP over a list take the blocks: no
+///   CRK, plain supports, masses, densities and volumes (`S`: the call's `PairScalars`), and
+///   either the kernel part on packs, no renormalization of a gradient part, positions plain or
+///   with one layer of tangents (the field may carry tangents of its own); or the whole term on
+///   packs, no renormalization, plain positions and a plain field (`F`).
 /// - `reverse_blocks<S, T>(linearized)`: the reverse sweep linearizes L kernels at once: the
 ///   kernel on packs, differentiated by its hand-written adjoint (`linearized`), plain positions
 ///   and supports on the kernel side (`S`, `T`: its pair scalars and scalar); any correction
@@ -69,17 +88,31 @@ struct PairPlan {
       return false;
     }
   }();
+  static constexpr bool term_on_packs = [] {
+    if constexpr (SPHAD_HAS_PACKS && !splits_term_v<Op>) {
+      return lanewise_term_v<Op> && kernels::lanewise_shape_v<typename Op::kernel_type>;
+    } else {
+      return false;
+    }
+  }();
   /// Whether the kernel part reads a gradient (which renormalization corrects).
   static constexpr bool gradient_part = kernel_part_v<Op> == KernelPart::corrected_gradient ||
                                         kernel_part_v<Op> == KernelPart::gradient_form;
 
-  template <class S, bool IsList>
+  template <class S, bool IsList, class F = ops::NoField>
   static constexpr bool forward_blocks() {
     using V = primal_t<typename S::scalar>;
-    return IsList && kernel_on_packs && no_crk && (no_renormalization || !gradient_part) &&
-           std::is_floating_point_v<V> && position_tangents_v<typename S::position> >= 0 &&
-           std::is_same_v<typename S::support, V> && std::is_same_v<typename S::mass, V> &&
-           std::is_same_v<typename S::density, V> && std::is_same_v<typename S::volume, V>;
+    constexpr bool plain_particles =
+        IsList && no_crk && std::is_floating_point_v<V> && std::is_same_v<typename S::support, V> &&
+        std::is_same_v<typename S::mass, V> && std::is_same_v<typename S::density, V> &&
+        std::is_same_v<typename S::volume, V>;
+    if constexpr (term_on_packs) {
+      return plain_particles && no_renormalization &&
+             position_tangents_v<typename S::position> == 0 && plain_field_v<F, V>;
+    } else {
+      return plain_particles && kernel_on_packs && (no_renormalization || !gradient_part) &&
+             position_tangents_v<typename S::position> >= 0;
+    }
   }
 
   template <class S, class T>

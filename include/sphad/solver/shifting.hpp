@@ -48,11 +48,12 @@ struct ConcentrationGradient : detail::TermBase<Kernel, Support>,
 /// the kernel at distance Δx_i under the pair's support scheme; where Δx_i reaches the support
 /// (W(Δx) = 0) the anti-clumping term is 0 (the plain ∇C for that particle, zero derivatives).
 /// Reads volumes; a vector per particle. Written as a whole pair term (differentiated in dual
-/// numbers).
+/// numbers), one written for SIMD packs too: the host's plain calls evaluate L pairs at once.
 template <class Kernel, int N = 4, SupportScheme Support = SupportScheme::Gather>
 struct AntiClumpingGradient : detail::TermBase<Kernel, Support> {
   static_assert(N >= 1, "sphad::solver::AntiClumpingGradient: the exponent N is at least 1");
   static constexpr bool needs_densities = true, needs_values = true;
+  static constexpr bool lanewise_term = true; ///< arithmetic, kernel values and a lane select
   /// (Δx, R).
   template <int D, class F>
   static constexpr bool accepts_field = is_vec_v<F>&& F::dim == 2;
