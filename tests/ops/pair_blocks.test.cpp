@@ -185,6 +185,12 @@ constexpr bool term_takes_blocks() {
 using Clumping = solver::AntiClumpingGradient<kernels::Wendland4>;
 static_assert(term_takes_blocks<Clumping, Vec<double, 2>>() == bool(SPHAD_HAS_PACKS),
               "a whole term declared lanewise takes the host's blocks");
+static_assert(
+    term_takes_blocks<solver::ArtificialViscosity<kernels::Wendland4>, Vec<double, 3>>() ==
+        bool(SPHAD_HAS_PACKS),
+    "a split term whose kernel part is its own, declared lanewise, takes the blocks");
+static_assert(term_takes_blocks<solver::DensityDiffusion<kernels::Wendland4>, ops::NoField>() ==
+              bool(SPHAD_HAS_PACKS));
 static_assert(!term_takes_blocks<Clumping, Vec<Dual<double, 1>, 2>>(),
               "a whole term whose field carries tangents is evaluated pair by pair");
 static_assert(
@@ -319,6 +325,15 @@ TEST_CASE("pair blocks: every operator form gives the bits of the pair-at-a-time
       spacing[i] = {i % 17 == 0 ? 0.5 : 0.03 + 0.02 * std::sin(double(i)), 0.2};
     }
     check_blocks<solver::AntiClumpingGradient<K>>(c, span(spacing));
+    // Split terms whose kernel parts are their own, written for packs: the dam break's
+    // artificial viscosity (field (u, c)) and density diffusion (both forms).
+    std::vector<Vec<double, 3>> velocity_sound(c.f.size());
+    for (std::size_t i = 0; i < velocity_sound.size(); ++i) {
+      velocity_sound[i] = {c.v[i][0], c.v[i][1], 10.0 + c.f[i]};
+    }
+    check_blocks<solver::ArtificialViscosity<K>>(c, span(velocity_sound));
+    check_blocks<solver::DensityDiffusion<K>>(c, ops::NoField{});
+    check_blocks<solver::DensityDiffusion<K, solver::DiffusionForm::Antuono>>(c, v);
     // Fused terms (combined lane by lane): a scalar, a vector and a matrix slot over one field.
     std::vector<Vec<double, 3>> packed(c.f.size());
     for (std::size_t i = 0; i < packed.size(); ++i) {

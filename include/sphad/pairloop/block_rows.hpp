@@ -337,8 +337,9 @@ void row_in_blocks(const Eval& eval,
     return ((filter.reference >> unsigned(references.kinds[j])) & 1u) != 0 &&
            !(skip_self && j == i);
   };
-  // A whole term (`lanewise_term`): each block's L terms at once, on a `Pair` of packs.
-  constexpr bool whole_term = !splits_term_v<Op>;
+  // A term written for packs (`lanewise_term`): each block's L terms at once, on a `Pair` of
+  // packs.
+  constexpr bool whole_term = PairPlan<Op, typename Eval::Corrections>::term_on_packs;
   static_assert(!whole_term || (!std::is_void_v<typename Packed::type> &&
                                 !std::is_void_v<typename Row::PackedField>),
                 "a whole term on packs: its output and field are plain scalars or vectors");

@@ -57,8 +57,9 @@ inline constexpr int position_tangents_v<Dual<V, N>> = std::is_floating_point_v<
 ///   declares its shape lanewise (`kernels::lanewise_shape_v`) and the part is a kernel
 ///   quantity (W_ij, Ŵ_ij, Ĝ_ij) or a gradient form of Ĝ_ij (the Laplacian's Brookshaw and
 ///   Default).
-/// - `term_on_packs`: Op is a whole pair term written for packs (`lanewise_term_v`) and its
-///   kernel declares its shape lanewise.
+/// - `term_on_packs`: Op's pair term is written for packs (`lanewise_term_v`: a whole term, or a
+///   split one whose kernel part is none of the above) and its kernel declares its shape
+///   lanewise.
 /// - `forward_blocks<S, IsList, F>()`: the primal and the JVP over a list take the blocks: no
 ///   CRK, plain supports, masses, densities and volumes (`S`: the call's `PairScalars`), and
 ///   either the kernel part on packs, no renormalization of a gradient part, positions plain or
@@ -89,7 +90,7 @@ struct PairPlan {
     }
   }();
   static constexpr bool term_on_packs = [] {
-    if constexpr (SPHAD_HAS_PACKS && !splits_term_v<Op>) {
+    if constexpr (SPHAD_HAS_PACKS && !kernel_on_packs) {
       return lanewise_term_v<Op> && kernels::lanewise_shape_v<typename Op::kernel_type>;
     } else {
       return false;

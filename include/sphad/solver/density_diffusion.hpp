@@ -4,6 +4,7 @@
 
 #include <sphad/config.hpp>
 
+#include <sphad/ad/lanewise.hpp>
 #include <sphad/math/vec.hpp>
 #include <sphad/scalar_traits.hpp>
 #include <sphad/solver/detail/term_base.hpp>
@@ -32,6 +33,9 @@ template <class Kernel,
           SupportScheme Support = SupportScheme::Gather>
 struct DensityDiffusion : detail::TermBase<Kernel, Support> {
   static constexpr bool needs_densities = true;
+  /// Kernel part and combination written for SIMD packs too: the host's plain calls evaluate L
+  /// pairs at once.
+  static constexpr bool lanewise_term = true;
   static constexpr bool needs_values = Form == DiffusionForm::Antuono;
   /// Antuono's field is the density gradient: vectors of D components.
   template <int D, class F>
@@ -47,14 +51,17 @@ struct DensityDiffusion : detail::TermBase<Kernel, Support> {
     const auto x = detail::pair_vector(p);
     const auto g = detail::pair_gradient(p);
     const T r2 = dot(x, x);
-    Vec<T, D + 1> out{};
-    if (value_of(r2) > 0) {
-      out[0] = 2 * dot(x, g) / r2;
-      for (int e = 0; e < D; ++e) {
-        out[1 + e] = g[e];
-      }
-    }
-    return out;
+    return when(
+        value_of(r2) > 0, // lane by lane on packs
+        [&]() SPHAD_LAMBDA_INLINE {
+          Vec<T, D + 1> out;
+          out[0] = 2 * dot(x, g) / r2;
+          for (int e = 0; e < D; ++e) {
+            out[1 + e] = g[e];
+          }
+          return out;
+        },
+        Vec<T, D + 1>{});
   }
   /// (ρ_i − ρ_j) V_j k_0, minus (⟨∇ρ⟩_i + ⟨∇ρ⟩_j)·Ĝ_ij V_j for `Antuono`.
   template <class P, class K>

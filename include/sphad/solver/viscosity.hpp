@@ -4,6 +4,7 @@
 
 #include <sphad/config.hpp>
 
+#include <sphad/ad/lanewise.hpp>
 #include <sphad/ad/safe.hpp>
 #include <sphad/math/vec.hpp>
 #include <sphad/pair/concept.hpp>
@@ -31,6 +32,9 @@ namespace sphad::solver {
 template <class Kernel, int Kappa = 2, SupportScheme Support = SupportScheme::Gather>
 struct ArtificialViscosity : detail::TermBase<Kernel, Support> {
   static constexpr bool needs_densities = true, needs_values = true;
+  /// Kernel part and combination written for SIMD packs too: the host's plain calls evaluate L
+  /// pairs at once.
+  static constexpr bool lanewise_term = true;
   /// (u, c): D + 1 components.
   template <int D, class F>
   static constexpr bool accepts_field = is_vec_v<F>&& F::dim == D + 1;
@@ -76,9 +80,9 @@ struct ArtificialViscosity : detail::TermBase<Kernel, Support> {
     }
     const auto scale = safe_divide(c[D] * mu, c[D + 1]);
     using S = decltype(scale * k[D]);
-    const bool approaching = value_of(mu) < 0;
+    const auto approaching = value_of(mu) < 0; // lane by lane on packs
     return sphad::detail::generate_vec<D>(
-        [&](int e) SPHAD_LAMBDA_INLINE { return approaching ? S(scale * k[D + e]) : S(0); });
+        [&](int e) SPHAD_LAMBDA_INLINE { return cut(approaching, S(scale * k[D + e])); });
   }
 };
 
