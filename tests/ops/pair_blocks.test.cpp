@@ -17,6 +17,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <limits>
 #include <random>
 #include <utility>
 #include <vector>
@@ -319,10 +320,14 @@ TEST_CASE("pair blocks: every operator form gives the bits of the pair-at-a-time
     check_blocks<solver::LaminarViscosity<K>>(c, v); // a gradient form, as the Laplacian's
     check_blocks<solver::LaminarViscosity<K, 2, SupportScheme::Gather, std::ratio<0>>>(c, v);
     // A whole term written for packs: the anti-clumping gradient, its field (Δx, R) with some
-    // Δx past the support (W(Δx) = 0: the quotient's lane select).
+    // Δx past the support (W(Δx) = 0: the quotient's lane select) and some NaN (|Δx| is 0 then,
+    // on packs as in the scalar test: the fuzzer's finding).
     std::vector<Vec<double, 2>> spacing(c.v.size());
     for (std::size_t i = 0; i < spacing.size(); ++i) {
-      spacing[i] = {i % 17 == 0 ? 0.5 : 0.03 + 0.02 * std::sin(double(i)), 0.2};
+      spacing[i] = {i % 17 == 0   ? 0.5
+                    : i % 23 == 0 ? std::numeric_limits<double>::quiet_NaN()
+                                  : 0.03 + 0.02 * std::sin(double(i)),
+                    0.2};
     }
     check_blocks<solver::AntiClumpingGradient<K>>(c, span(spacing));
     // Split terms whose kernel parts are their own, written for packs: the dam break's

@@ -90,11 +90,13 @@ SPHAD_INLINE simd::Pack<T, W> max(simd::Pack<T, W> a, simd::Pack<T, W> b) {
   return select(a >= b, a, b);
 }
 
-/// |x| of every lane's vector: the square root of a sum of squares, never negative, so
-/// `safe_norm`'s bits without its test (0 at the zero vector; packs carry no tangents).
+/// |x| of every lane's vector, `safe_norm`'s bits lane by lane: the square root of the sum of
+/// squares where it is positive, else 0 (a NaN component gives 0, as the scalar test does; packs
+/// carry no tangents).
 template <class T, int W, int D>
 SPHAD_INLINE simd::Pack<T, W> safe_norm(const Vec<simd::Pack<T, W>, D>& x) {
-  return simd::sqrt(norm_squared(x));
+  const simd::Pack<T, W> r2 = norm_squared(x);
+  return select(r2 > simd::Pack<T, W>(T(0)), simd::sqrt(r2), simd::Pack<T, W>(T(0)));
 }
 
 /// f() in the lanes where `condition` holds, `otherwise` in the others (f runs on every lane;
