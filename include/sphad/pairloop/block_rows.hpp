@@ -339,11 +339,11 @@ void row_in_blocks(const Eval& eval,
   };
   // A term written for packs (`lanewise_term`): each block's L terms at once, on a `Pair` of
   // packs.
-  constexpr bool whole_term = PairPlan<Op, typename Eval::Corrections>::term_on_packs;
-  static_assert(!whole_term || (!std::is_void_v<typename Packed::type> &&
-                                !std::is_void_v<typename Row::PackedField>),
-                "a whole term on packs: its output and field are plain scalars or vectors");
-  using Acc = std::conditional_t<packed_combine || whole_term, typename Packed::type, char>;
+  constexpr bool term_on_packs = PairPlan<Op, typename Eval::Corrections>::term_on_packs;
+  static_assert(!term_on_packs || (!std::is_void_v<typename Packed::type> &&
+                                   !std::is_void_v<typename Row::PackedField>),
+                "a term on packs: its output and field are plain scalars or vectors");
+  using Acc = std::conditional_t<packed_combine || term_on_packs, typename Packed::type, char>;
   Acc acc{}; // the lanes' sums of the packed combinations
   std::int64_t k = begin;
   for (; k + L <= end; k += L) {
@@ -370,7 +370,7 @@ void row_in_blocks(const Eval& eval,
       }
       acc += term; // a dropped pair adds +0: the lane's sum is never −0, so the same bits
     };
-    if constexpr (whole_term) {
+    if constexpr (term_on_packs) {
       using PairP = ops::Pair<K, Op::support, D, ops::PairScalars<P, P, P, P, P, P>,
                               typename Row::PackedField, typename Eval::Corrections>;
       const PairP pair{
@@ -405,7 +405,7 @@ void row_in_blocks(const Eval& eval,
       }
     }
   }
-  if constexpr (packed_combine || whole_term) {
+  if constexpr (packed_combine || term_on_packs) {
     each_lane<L>([&](auto l) SPHAD_LAMBDA_INLINE { sums.add(l, lane_of(acc, l)); });
   }
   eval.list_row(i, q, k, sums); // the row's last entries (fewer than L), one at a time

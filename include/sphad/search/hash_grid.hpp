@@ -132,13 +132,14 @@ struct GridScratch {
   Buffer<std::int32_t, Exec> index_alternate;
 };
 
-/// `buffer` with n elements: itself when it has them, else one of n (its contents not kept).
+/// A buffer of n elements: `kept` itself when it holds n already (scratch kept from call to
+/// call allocates nothing in steady state), else a new one.
 template <class T, class Exec>
-Buffer<T, Exec> with_size(const Exec& exec, Buffer<T, Exec>&& buffer, std::int64_t n) {
-  if (buffer.size() == n) {
-    return std::move(buffer);
+Buffer<T, Exec>& sized(const Exec& exec, Buffer<T, Exec>& kept, std::int64_t n) {
+  if (kept.size() != n) {
+    kept = Buffer<T, Exec>(exec, n);
   }
-  return Buffer<T, Exec>(exec, n);
+  return kept;
 }
 
 /// `build_hash_grid` over the memory of `recycled` (a grid no longer needed) and `scratch`:
@@ -156,20 +157,19 @@ HashGrid<D, T, Exec> build_hash_grid_over(const Exec& exec,
   const auto layout = make_grid_layout(domain, radius, max_cells);
   HashGrid<D, T, Exec> grid{layout,
                             radius,
-                            with_size(exec, std::move(recycled.sorted_index), n),
-                            with_size(exec, std::move(recycled.cell_start), layout.num_cells + 1),
-                            with_size(exec, std::move(recycled.sorted_positions), n),
-                            with_size(exec, std::move(recycled.sorted_supports), n)};
-  Buffer<std::uint64_t, Exec>& keys = scratch.keys = with_size(exec, std::move(scratch.keys), n);
+                            std::move(sized(exec, recycled.sorted_index, n)),
+                            std::move(sized(exec, recycled.cell_start, layout.num_cells + 1)),
+                            std::move(sized(exec, recycled.sorted_positions, n)),
+                            std::move(sized(exec, recycled.sorted_supports, n))};
+  Buffer<std::uint64_t, Exec>& keys = sized(exec, scratch.keys, n);
   exec::for_each_index(exec, n,
                        CellKeys<D, T>{grid.layout, references.positions.data(), keys.data(),
                                       grid.sorted_index.data()});
   if constexpr (std::is_same_v<Exec, exec::host>) {
-    scratch.keys_alternate = with_size(exec, std::move(scratch.keys_alternate), n);
-    scratch.index_alternate = with_size(exec, std::move(scratch.index_alternate), n);
     exec::stable_sort_by_key(exec, keys.data(), grid.sorted_index.data(), n,
-                             cell_key_bits(grid.layout), scratch.keys_alternate.data(),
-                             scratch.index_alternate.data());
+                             cell_key_bits(grid.layout),
+                             sized(exec, scratch.keys_alternate, n).data(),
+                             sized(exec, scratch.index_alternate, n).data());
   } else {
     exec::stable_sort_by_key(exec, keys.data(), grid.sorted_index.data(), n,
                              cell_key_bits(grid.layout));

@@ -68,16 +68,6 @@ struct Drift {
   }
 };
 
-/// A buffer of n elements: `kept` itself when it holds n already (scratch kept from call to
-/// call allocates nothing in steady state), else a new one.
-template <class T, class Exec>
-Buffer<T, Exec>& sized(const Exec& exec, Buffer<T, Exec>& kept, std::int64_t n) {
-  if (kept.size() != n) {
-    kept = Buffer<T, Exec>(exec, n);
-  }
-  return kept;
-}
-
 /// Scratch the list upkeep keeps between calls (`NeighborCache`): per-point drifts, wrapped
 /// positions, one reduction's result.
 template <int D, class T, class Exec>
