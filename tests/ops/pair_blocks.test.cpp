@@ -198,11 +198,19 @@ static_assert(
     !term_takes_blocks<solver::AntiClumpingGradient<PairByPairWendland4>, Vec<double, 2>>(),
     "a whole term with a kernel not declared lanewise is evaluated pair by pair");
 
+/// What a reverse pass tracks in `check_reverse_blocks`.
+enum class Tracked {
+  kernel_inputs, ///< positions, supports and masses: the kernels on packs, each pair's directions
+  positions,     ///< the positions alone
+  particles      ///< positions, densities and the field: the solver steps' rollout gradients
+};
+
 /// The reverse pass of Op<Wendland4> (on the host's blocks) and of Op<PairByPairWendland4>
 /// (pair by pair), over a list in one direction, both roles one set: the same output and
 /// gradients, bit for bit. Tracked: positions, supports and masses (the kernels linearized on
-/// packs, each pair's directions lane by lane), or the positions alone (each block's directions
-/// on packs where the combination is lanewise); the references' sums by chunks or by pair slots.
+/// packs, each pair's directions lane by lane), the positions alone, or the positions, densities
+/// and values (each block's directions on packs where the combination is lanewise); the
+/// references' sums by chunks or by pair slots.
 template <template <class> class Op, int D, class T, class Values, class Seed, class Corr>
 void check_reverse_blocks(const Cloud<D, T>& c,
                           const Values& values,
@@ -213,44 +221,76 @@ void check_reverse_blocks(const Cloud<D, T>& c,
   const auto base = c.p.view();
   const auto list =
       build_neighbor_list<S>(ex, base.search_points(), base.search_points(), c.domain);
-  const auto run = [&](auto kernel, bool positions_only, ReferenceSums sums) {
+  const auto run = [&](auto kernel, Tracked tracked, ReferenceSums sums) {
     using K = decltype(kernel);
-    auto x = std::vector<Vec<T, D>>(base.positions.data(), base.positions.data() + seed.size());
-    auto h = std::vector<T>(base.supports.data(), base.supports.data() + seed.size());
-    auto m = std::vector<T>(base.masses.data(), base.masses.data() + seed.size());
+    const auto n = std::ptrdiff_t(seed.size());
+    const auto copy_of = [&](const auto* data) {
+      return std::vector<std::decay_t<decltype(*data)>>(data, data + n);
+    };
+    auto x = copy_of(base.positions.data());
+    auto h = copy_of(base.supports.data()), m = copy_of(base.masses.data()),
+         rho = copy_of(base.densities.data());
     const Variable<Vec<T, D>> xv(x);
-    const Variable<T> hv(h), mv(m);
+    const Variable<T> hv(h), mv(m), rhov(rho);
     Tape<exec::host> tape(ex, TapeOptions{sums});
     const ApplyOptions<T> options{OperationDirection::FluidToFluid};
-    const auto record_with = [&](const auto& s) {
+    const auto record_with = [&](const auto& s, const auto& f) {
       if constexpr (std::is_same_v<Values, ops::NoField>) {
         return record<Op<K>>(tape, s, s, c.domain, list, options, corrections);
       } else {
-        return record<Op<K>>(tape, s, s, c.domain, list, values, values, options, corrections);
+        return record<Op<K>>(tape, s, s, c.domain, list, f, f, options, corrections);
       }
     };
     const auto moving = base.with_positions(xv);
-    const auto y = positions_only ? record_with(moving)
-                                  : record_with(moving.with_supports(hv).with_masses(mv));
+    auto f = [&] {
+      if constexpr (std::is_same_v<Values, ops::NoField>) {
+        return values;
+      } else {
+        return copy_of(values.data());
+      }
+    }();
+    const auto fv = [&] {
+      if constexpr (std::is_same_v<Values, ops::NoField>) {
+        return values;
+      } else {
+        return Variable<std::decay_t<decltype(values[0])>>(f);
+      }
+    }();
+    const auto y = tracked == Tracked::positions
+                       ? record_with(moving, values)
+                       : (tracked == Tracked::kernel_inputs
+                              ? record_with(moving.with_supports(hv).with_masses(mv), values)
+                              : record_with(moving.with_densities(rhov), fv));
     tape.backward(y, span(seed));
     const auto copy = [](auto g) {
       return std::vector<std::decay_t<decltype(g[0])>>(g.data(), g.data() + g.size());
     };
     using Scalars = std::vector<T>;
+    std::vector<T> field_gradient; // the field's scalars, when tracked
+    if constexpr (!std::is_same_v<Values, ops::NoField>) {
+      if (tracked == Tracked::particles) {
+        const auto g = tape.gradient(fv);
+        const auto* first = reinterpret_cast<const T*>(g.data());
+        field_gradient.assign(first, first + g.size() * sizeof(g[0]) / sizeof(T));
+      }
+    }
     return std::make_tuple(copy(Span<const Seed>(y.data(), y.size())), copy(tape.gradient(xv)),
-                           positions_only ? Scalars{} : copy(tape.gradient(hv)),
-                           positions_only ? Scalars{} : copy(tape.gradient(mv)));
+                           tracked == Tracked::kernel_inputs ? copy(tape.gradient(hv)) : Scalars{},
+                           tracked == Tracked::kernel_inputs ? copy(tape.gradient(mv)) : Scalars{},
+                           tracked == Tracked::particles ? copy(tape.gradient(rhov)) : Scalars{},
+                           field_gradient);
   };
-  for (const bool positions_only : {false, true}) {
+  for (const auto tracked : {Tracked::kernel_inputs, Tracked::positions, Tracked::particles}) {
     for (const auto sums : {ReferenceSums::automatic, ReferenceSums::pair_slots}) {
-      INFO("positions alone " << positions_only << ", pair slots "
-                              << (sums == ReferenceSums::pair_slots));
-      const auto blocks = run(kernels::Wendland4{}, positions_only, sums);
-      const auto pairs = run(PairByPairWendland4{}, positions_only, sums);
+      INFO("tracked " << int(tracked) << ", pair slots " << (sums == ReferenceSums::pair_slots));
+      const auto blocks = run(kernels::Wendland4{}, tracked, sums);
+      const auto pairs = run(PairByPairWendland4{}, tracked, sums);
       CHECK(same_bits(std::get<0>(blocks), std::get<0>(pairs)));
       CHECK(same_bits(std::get<1>(blocks), std::get<1>(pairs)));
       CHECK(same_bits(std::get<2>(blocks), std::get<2>(pairs)));
       CHECK(same_bits(std::get<3>(blocks), std::get<3>(pairs)));
+      CHECK(same_bits(std::get<4>(blocks), std::get<4>(pairs)));
+      CHECK(same_bits(std::get<5>(blocks), std::get<5>(pairs)));
     }
   }
 }
@@ -283,6 +323,9 @@ using PartialLaplacianOf =
     ops::Laplacian<K, LaplacianScheme::Brookshaw, G::Naive, SupportScheme::PartialSymmetric>;
 template <class K>
 using ScatterViscosityOf = solver::LaminarViscosity<K, 2, SupportScheme::Scatter>;
+
+template <class K>
+using ClumpingOf = solver::AntiClumpingGradient<K>;
 
 template <int D, class T, SupportScheme S, class K = kernels::Wendland4>
 void check_schemes(bool periodic) {
@@ -433,6 +476,13 @@ TEST_CASE("pair blocks: the reverse sweep's linearized kernels give the bits of 
     // The gradient forms' supports on packs: the larger of h_i and h_j, and h_j.
     check_reverse_blocks<PartialLaplacianOf>(c, f, scalar_seed, none);
     check_reverse_blocks<ScatterViscosityOf>(c, v, vector_seed, none);
+    // A whole term written for packs (its reverse on packs with the particle inputs tracked); a
+    // spacing past the support on some particles (W(Δx) = 0).
+    std::vector<Vec<double, 2>> clumping(c.f.size());
+    for (std::size_t k = 0; k < clumping.size(); ++k) {
+      clumping[k] = {k % 7 == 3 ? 0.5 : 0.02 + 0.0001 * double(k % 11), 0.2 + 0.01 * double(k % 5)};
+    }
+    check_reverse_blocks<ClumpingOf>(c, span(clumping), vector_seed, none);
     // A corrected gradient: CRK's states (computed once) applied after the blocks' kernels.
     const exec::host ex;
     const auto s = c.p.view();

@@ -95,6 +95,34 @@ struct Gradient : detail::FieldDerivative<Kernel, Support>,
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto form(const C& c, const G& g) {
     return detail::outer_with(c, g);
   }
+  /// form(particle_part(p), G) transposed by hand (reverse mode's combination, in plain
+  /// scalars) for the coefficients linear in the values: c = f_j V_j, (f_j − f_i) V_j or
+  /// (f_j + f_i) V_j give f̄_j = V_j c̄, f̄_i = ∓V_j c̄, V̄_j = ⟨c̄, c/V_j⟩. (Symmetric is
+  /// differentiated in dual numbers.)
+  static constexpr bool transposed_combine = Scheme != GradientScheme::Symmetric;
+  template <class P, class G, class Y>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static G
+  combine_adjoint(const P& p, const G& g, const Y& ybar, P& pbar) {
+    static_assert(Scheme != GradientScheme::Symmetric, "no transpose for this scheme");
+    const auto values = [&] {
+      if constexpr (Scheme == GradientScheme::Naive) {
+        return p.f_j;
+      } else if constexpr (Scheme == GradientScheme::Difference) {
+        return p.f_j - p.f_i;
+      } else {
+        return p.f_j + p.f_i;
+      }
+    }();
+    const auto adjoint = detail::outer_with_adjoint(values * p.volume_j, g, ybar);
+    pbar.f_j += p.volume_j * adjoint.c;
+    if constexpr (Scheme == GradientScheme::Difference) {
+      pbar.f_i += (-p.volume_j) * adjoint.c;
+    } else if constexpr (Scheme == GradientScheme::Summation) {
+      pbar.f_i += p.volume_j * adjoint.c;
+    }
+    pbar.volume_j += detail::inner(adjoint.c, values);
+    return adjoint.g;
+  }
 };
 
 /// ∇·f_i = Σ_j contract(c_ij, ∇W_ij): vector [D] → scalar; matrix → vector, Standard contracting

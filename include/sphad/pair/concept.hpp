@@ -170,6 +170,29 @@ inline constexpr bool factored_combine_v =
     splits_term_v<Op> && !detail::has_combine_v<Op> && detail::has_particle_part_v<Op> &&
     detail::has_form_v<Op>;
 
+/// Whether Op's combination has a transpose written by hand (`static constexpr bool
+/// transposed_combine = true` with `combine_adjoint(p, k, ybar, pbar)`: for the cotangent ȳ of
+/// combine(p, k), adds p's adjoint into `pbar`, shaped like p, and returns k's): reverse mode
+/// then differentiates the combination by it, in plain scalars, instead of in dual numbers over
+/// every tracked input.
+template <class Op, class = void>
+inline constexpr bool transposed_combine_v = false;
+template <class Op>
+inline constexpr bool transposed_combine_v<Op, std::void_t<decltype(Op::transposed_combine)>> =
+    Op::transposed_combine;
+
+/// Whether Op, a whole pair term, has a transpose written by hand (`static constexpr bool
+/// transposed_term = true` with `term_adjoint(p, ybar, pbar)`: for the cotangent ȳ of term(p)
+/// at a pair of plain scalars with its supports held fixed, adds the particle inputs' adjoint
+/// into `pbar`, shaped like p's particle inputs, and returns x_ij's): reverse mode then
+/// differentiates the term by it instead of in dual numbers, where no support and no correction
+/// is tracked.
+template <class Op, class = void>
+inline constexpr bool transposed_term_v = false;
+template <class Op>
+inline constexpr bool transposed_term_v<Op, std::void_t<decltype(Op::transposed_term)>> =
+    Op::transposed_term;
+
 /// Op's `KernelPart` (`other` unless it declares `kernel_part_kind`, as `KernelQuantity` does).
 template <class Op, class = void>
 inline constexpr KernelPart kernel_part_v = KernelPart::other;

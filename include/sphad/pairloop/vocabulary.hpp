@@ -34,6 +34,8 @@ using ops::PairScalars;
 using ops::ParticlePair;
 using ops::Renormalization;
 using ops::splits_term_v;
+using ops::transposed_combine_v;
+using ops::transposed_term_v;
 using ops::Uncorrected;
 
 } // namespace sphad::pairloop

@@ -51,6 +51,35 @@ struct ContinuityRate : detail::TermBase<Kernel, Support>,
       return p.rho_i * p.volume_j * s;
     }
   }
+  /// `combine` transposed by hand (reverse mode's combination: plain scalars instead of dual
+  /// numbers over every tracked input): for ȳ, adds the adjoints of the weight's inputs and of
+  /// u_i, u_j into `pbar`, returns Ĝ's.
+  static constexpr bool transposed_combine = true;
+  template <class P, class G, class Y>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static G
+  combine_adjoint(const P& p, const G& g, const Y& ybar, P& pbar) {
+    constexpr int D = P::dim;
+    auto s = (p.f_i[0] - p.f_j[0]) * g[0];
+    for (int e = 1; e < D; ++e) {
+      s += (p.f_i[e] - p.f_j[e]) * g[e];
+    }
+    auto weight = p.m_j;
+    if constexpr (Form == ContinuityForm::Mass) {
+      pbar.m_j += ybar * s;
+    } else {
+      weight = p.rho_i * p.volume_j;
+      pbar.rho_i += ybar * s * p.volume_j;
+      pbar.volume_j += ybar * s * p.rho_i;
+    }
+    const auto sbar = ybar * weight;
+    G gbar;
+    for (int e = 0; e < D; ++e) {
+      pbar.f_i[e] += sbar * g[e];
+      pbar.f_j[e] -= sbar * g[e];
+      gbar[e] = sbar * (p.f_i[e] - p.f_j[e]);
+    }
+    return gbar;
+  }
 };
 
 } // namespace sphad::solver

@@ -78,6 +78,37 @@ struct DensityDiffusion : detail::TermBase<Kernel, Support> {
       return (mc - along) * p.volume_j;
     }
   }
+  /// `combine` transposed by hand (reverse mode's combination, in plain scalars): with t the
+  /// bracket, V̄_j = ȳ t, t̄ = ȳ V_j, ρ̄_i = −ρ̄_j = t̄ k_0, k̄_0 = t̄ (ρ_i − ρ_j), and for
+  /// `Antuono` ⟨∇ρ⟩̄_i = ⟨∇ρ⟩̄_j = −t̄ Ĝ, Ĝ̄ = −t̄ (⟨∇ρ⟩_i + ⟨∇ρ⟩_j); returns k̄.
+  static constexpr bool transposed_combine = true;
+  template <class P, class K, class Y>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static K
+  combine_adjoint(const P& p, const K& k, const Y& ybar, P& pbar) {
+    constexpr int D = P::dim;
+    auto bracket = (p.rho_i - p.rho_j) * k[0];
+    if constexpr (Form == DiffusionForm::Antuono) {
+      auto along = (p.f_i[0] + p.f_j[0]) * k[1];
+      for (int e = 1; e < D; ++e) {
+        along += (p.f_i[e] + p.f_j[e]) * k[1 + e];
+      }
+      bracket = bracket - along;
+    }
+    pbar.volume_j += ybar * bracket;
+    const auto tbar = ybar * p.volume_j;
+    pbar.rho_i += tbar * k[0];
+    pbar.rho_j -= tbar * k[0];
+    K kbar{};
+    kbar[0] = tbar * (p.rho_i - p.rho_j);
+    if constexpr (Form == DiffusionForm::Antuono) {
+      for (int e = 0; e < D; ++e) {
+        pbar.f_i[e] -= tbar * k[1 + e];
+        pbar.f_j[e] -= tbar * k[1 + e];
+        kbar[1 + e] = -tbar * (p.f_i[e] + p.f_j[e]);
+      }
+    }
+    return kbar;
+  }
 };
 
 } // namespace sphad::solver

@@ -54,6 +54,38 @@ struct PressureForce : detail::TermBase<Kernel, Support>,
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto form(const C& c, const G& g) {
     return g * c;
   }
+  /// form(particle_part(p), Ĝ) transposed by hand (reverse mode's combination, in plain
+  /// scalars): c̄ = ȳ·Ĝ, Ḡ = c ȳ, and c's quotients (0, with zero derivatives, by a zero
+  /// density) transposed.
+  static constexpr bool transposed_combine = true;
+  template <class P, class G, class Y>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static G
+  combine_adjoint(const P& p, const G& g, const Y& ybar, P& pbar) {
+    const auto c = particle_part(p);
+    const auto cbar = dot(ybar, g);
+    if constexpr (Form == PressureForm::Monaghan) {
+      // c = −m_j (a_i + a_j), a = p/ρ²: ā = −m_j c̄, p̄ = ā/ρ², ρ̄ = −2 ā a/ρ.
+      const auto a_i = safe_divide(p.f_i, p.rho_i * p.rho_i);
+      const auto a_j = safe_divide(p.f_j, p.rho_j * p.rho_j);
+      const auto abar = -p.m_j * cbar;
+      pbar.m_j += -(a_i + a_j) * cbar;
+      pbar.f_i += safe_divide(abar, p.rho_i * p.rho_i);
+      pbar.f_j += safe_divide(abar, p.rho_j * p.rho_j);
+      pbar.rho_i += -2 * safe_divide(abar * a_i, p.rho_i);
+      pbar.rho_j += -2 * safe_divide(abar * a_j, p.rho_j);
+    } else {
+      // c = n/d, n = −m_j (p_i + p_j), d = ρ_i ρ_j: n̄ = c̄/d, d̄ = −c̄ c/d.
+      const auto d = p.rho_i * p.rho_j;
+      const auto nbar = safe_divide(cbar, d);
+      const auto dbar = -nbar * c;
+      pbar.m_j += -nbar * (p.f_i + p.f_j);
+      pbar.f_i += -nbar * p.m_j;
+      pbar.f_j += -nbar * p.m_j;
+      pbar.rho_i += dbar * p.rho_j;
+      pbar.rho_j += dbar * p.rho_i;
+    }
+    return ybar * c;
+  }
 };
 
 } // namespace sphad::solver

@@ -77,6 +77,38 @@ struct AntiClumpingGradient : detail::TermBase<Kernel, Support> {
     const T weight = T(p.volume_j) * (1 + T(p.f_i[1]) * power);
     return detail::pair_gradient(p) * weight;
   }
+  /// `term` transposed by hand (reverse mode's term, in plain scalars, the supports and
+  /// corrections untracked): with the kernel linearized at x_ij and at the spacing
+  /// (`kernels::pair_linearization`), Ĝ̄ = weight ȳ, weight̄ = ȳ·Ĝ, V̄_j and R̄ from the weight,
+  /// the ratio's quotient (0, with zero derivatives, where W(Δx) = 0) transposed, then x̄ and
+  /// Δx̄ by the kernel's adjoints for W̄ and Ĝ̄; returns x̄_ij.
+  static constexpr bool transposed_term = true;
+  template <class P, class Y, class PP>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto term_adjoint(const P& p, const Y& ybar, PP& pbar) {
+    using T = typename P::scalar;
+    constexpr int D = P::dim;
+    const auto linear = kernels::pair_linearization<Kernel, Support>(p.x_ij, p.h_i, p.h_j);
+    Vec<T, D> at_spacing{};
+    at_spacing[0] = p.f_i[0];
+    const auto spacing = kernels::pair_linearization<Kernel, Support>(at_spacing, p.h_i, p.h_j);
+    const T w_spacing = spacing.w() * p.factor;
+    const T ratio = safe_divide(linear.w() * p.factor, w_spacing);
+    T below = 1; // ratio^(N−1)
+    for (int k = 1; k < N; ++k) {
+      below = below * ratio;
+    }
+    const T power = below * ratio;
+    const auto g = linear.gradient() * p.factor;
+    const T weight_bar = dot(ybar, g);
+    pbar.volume_j += weight_bar * (1 + p.f_i[1] * power);
+    pbar.f_i[1] += weight_bar * p.volume_j * power;
+    const T ratio_bar = weight_bar * p.volume_j * p.f_i[1] * T(N) * below;
+    const T w_bar = safe_divide(ratio_bar, w_spacing);
+    const T spacing_bar = -w_bar * ratio;
+    pbar.f_i[0] += spacing.position_adjoint(spacing_bar * p.factor)[0];
+    const T weight = p.volume_j * (1 + p.f_i[1] * power);
+    return linear.position_adjoint(w_bar * p.factor, ybar * (weight * p.factor));
+  }
 };
 
 /// (Δx, R) per particle for `AntiClumpingGradient`, as a record-map functor of the particle

@@ -7,6 +7,7 @@
 #include <sphad/ad/lanewise.hpp>
 #include <sphad/ad/safe.hpp>
 #include <sphad/math/vec.hpp>
+#include <sphad/ops/detail/field_algebra.hpp>
 #include <sphad/pair/concept.hpp>
 #include <sphad/scalar_traits.hpp>
 #include <sphad/solver/detail/term_base.hpp>
@@ -83,6 +84,48 @@ struct ArtificialViscosity : detail::TermBase<Kernel, Support> {
     const auto approaching = value_of(mu) < 0; // lane by lane on packs
     return sphad::detail::generate_vec<D>(
         [&](int e) SPHAD_LAMBDA_INLINE { return cut(approaching, S(scale * k[D + e])); });
+  }
+  /// form(particle_part(p), k) transposed by hand (reverse mode's combination, in plain
+  /// scalars): zero for receding pairs (μ ≥ 0); else, with s = m_j c̄ μ/ρ̄, Ĝ̄ = s ȳ,
+  /// s̄ = ȳ·Ĝ, and s's quotient (0, with zero derivatives, where ρ_i + ρ_j = 0), μ = u_ij·q and
+  /// c̄ = c_i + c_j transposed; returns k̄ = (q̄, Ĝ̄).
+  static constexpr bool transposed_combine = true;
+  template <class P, class K, class Y>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static K
+  combine_adjoint(const P& p, const K& k, const Y& ybar, P& pbar) {
+    constexpr int D = P::dim;
+    const auto c = particle_part(p);
+    auto mu = c[0] * k[0];
+    for (int e = 1; e < D; ++e) {
+      mu += c[e] * k[e];
+    }
+    K kbar{};
+    if (!(mu < 0)) {
+      return kbar; // a receding pair: no term, zero derivatives
+    }
+    const auto scale = safe_divide(c[D] * mu, c[D + 1]);
+    auto sbar = ybar[0] * k[D];
+    for (int e = 0; e < D; ++e) {
+      kbar[D + e] = scale * ybar[e];
+      if (e > 0) {
+        sbar += ybar[e] * k[D + e];
+      }
+    }
+    const auto nbar = safe_divide(sbar, c[D + 1]); // of n = c_D μ
+    const auto dbar = -nbar * scale;
+    const auto mubar = nbar * c[D];
+    const auto cbar = nbar * mu; // of c_D = m_j (c_i + c_j)
+    for (int e = 0; e < D; ++e) {
+      kbar[e] = mubar * c[e];
+      pbar.f_i[e] += mubar * k[e];
+      pbar.f_j[e] -= mubar * k[e];
+    }
+    pbar.m_j += cbar * (p.f_i[D] + p.f_j[D]);
+    pbar.f_i[D] += cbar * p.m_j;
+    pbar.f_j[D] += cbar * p.m_j;
+    pbar.rho_i += dbar;
+    pbar.rho_j += dbar;
+    return kbar;
   }
 };
 
@@ -185,6 +228,25 @@ struct LaminarViscosity : detail::TermBase<Kernel, Support> {
   template <class P, class K>
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto combine(const P& p, const K& k) {
     return (p.f_i - p.f_j) * safe_divide(4 * p.m_j * k, p.rho_i + p.rho_j);
+  }
+  /// `combine` transposed by hand (reverse mode's combination, in plain scalars): with
+  /// w = 4 m_j k/(ρ_i + ρ_j), ū_i = w ȳ = −ū_j, w̄ = ȳ·u_ij, and w's quotient (0, with zero
+  /// derivatives, where ρ_i + ρ_j = 0) transposed; returns k̄.
+  static constexpr bool transposed_combine = true;
+  template <class P, class K, class Y>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static K
+  combine_adjoint(const P& p, const K& k, const Y& ybar, P& pbar) {
+    const auto d = p.rho_i + p.rho_j;
+    const K n = 4 * p.m_j * k;
+    const K w = safe_divide(n, d);
+    pbar.f_i += ybar * w;
+    pbar.f_j -= ybar * w;
+    const K nbar = safe_divide(ops::detail::inner(ybar, p.f_i - p.f_j), d); // w̄/d
+    const K dbar = -nbar * w;
+    pbar.rho_i += dbar;
+    pbar.rho_j += dbar;
+    pbar.m_j += nbar * 4 * k;
+    return nbar * 4 * p.m_j;
   }
 };
 

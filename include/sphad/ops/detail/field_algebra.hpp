@@ -51,6 +51,68 @@ SPHAD_HOST_DEVICE SPHAD_INLINE auto outer_with(const C& c, const Vec<T, D>& g) {
   }
 }
 
+/// Σ a_k b_k over the scalars of two elements of one shape (a scalar, `Vec` or `Mat`).
+template <class A, class B>
+SPHAD_HOST_DEVICE SPHAD_INLINE auto inner(const A& a, const B& b) {
+  if constexpr (is_vec_v<A>) {
+    auto sum = inner(a[0], b[0]);
+    for (int k = 1; k < A::dim; ++k) {
+      sum += inner(a[k], b[k]);
+    }
+    return sum;
+  } else if constexpr (is_mat_v<A>) {
+    auto sum = inner(a(0, 0), b(0, 0));
+    for (int r = 0; r < A::rows; ++r) {
+      for (int c = 0; c < A::cols; ++c) {
+        if (r + c > 0) {
+          sum += inner(a(r, c), b(r, c));
+        }
+      }
+    }
+    return sum;
+  } else {
+    return a * b;
+  }
+}
+
+/// c ⊗ G (`outer_with`) transposed for the cotangent ȳ of its result: c̄ (shaped like c) and
+/// Ḡ, each component the sum over the other factor's.
+template <class C, class T, int D>
+struct OuterAdjoint {
+  C c;
+  Vec<T, D> g;
+};
+template <class C, class T, int D, class Y>
+SPHAD_HOST_DEVICE SPHAD_INLINE OuterAdjoint<C, T, D>
+outer_with_adjoint(const C& c, const Vec<T, D>& g, const Y& ybar) {
+  OuterAdjoint<C, T, D> out{};
+  if constexpr (is_vec_v<C>) {
+    // ȳ [K, D]
+    for (int r = 0; r < C::dim; ++r) {
+      T sum = ybar(r, 0) * g[0];
+      for (int a = 1; a < D; ++a) {
+        sum += ybar(r, a) * g[a];
+      }
+      out.c[r] = sum;
+      for (int a = 0; a < D; ++a) {
+        out.g[a] += ybar(r, a) * c[r];
+      }
+    }
+  } else if constexpr (is_mat_v<C>) {
+    // ȳ [R, C] of vectors [D]
+    for (int r = 0; r < C::rows; ++r) {
+      for (int k = 0; k < C::cols; ++k) {
+        out.c(r, k) = dot(ybar(r, k), g);
+        out.g += ybar(r, k) * c(r, k);
+      }
+    }
+  } else {
+    out.c = dot(ybar, g);
+    out.g = ybar * c;
+  }
+  return out;
+}
+
 /// Whether `contract<M>` accepts a field of type C in D dimensions (the runtime front end's
 /// test; the compile-time path states the same rules as static_asserts below).
 template <DivergenceMode M, class C, int D>

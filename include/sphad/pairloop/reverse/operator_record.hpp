@@ -289,7 +289,14 @@ struct OperatorRecord final : sphad::detail::Record<Exec> {
         Buffer<typename decltype(evaluator(q, r, qv, rv, c, NoStore{}))::S::volume, Exec> volumes;
         const auto evaluate =
             with_volumes_once(evaluator(q, r, qv, rv, c, NoStore{}), volumes, tape.exec());
-        run(WholeTermDirections<Dirs, S, OutPrimal, std::decay_t<decltype(evaluate)>>{evaluate},
+        // The same pairs with every input untracked: what a term's own transpose reads.
+        const auto plain =
+            evaluator(map_query_role(queries, untracked, untracked, untracked),
+                      map_reference_role(references, untracked, untracked), untracked(query_values),
+                      untracked(reference_values),
+                      map_corrections(corrections, untracked, untracked, untracked), NoStore{});
+        run(WholeTermDirections<Dirs, S, OutPrimal, std::decay_t<decltype(evaluate)>,
+                                std::decay_t<decltype(plain)>>{evaluate, plain},
             particle_query, particle_reference);
       }
     }

@@ -12,6 +12,7 @@
 #include <sphad/pairloop/pack_lanes.hpp>
 #include <sphad/pairloop/plan.hpp>
 #include <sphad/pairloop/reverse/leaf_algebra.hpp>
+#include <sphad/pairloop/reverse/particle_adjoints.hpp>
 #include <sphad/pairloop/vocabulary.hpp>
 
 #include <cstdint>
@@ -25,23 +26,54 @@ namespace sphad::pairloop {
 
 /// A pair's directions from its whole term evaluated once in `Dual<S, K>` (every input seeded):
 /// for operators that do not split into a kernel part and a combination (the correction
-/// pipelines' sums).
-template <class Dirs, class S, class OutPrimal, class Eval>
+/// pipelines' sums). A term with its own transpose (`transposed_term_v`), where neither a
+/// support nor a correction is tracked, is differentiated by it instead, at the pair's plain
+/// inputs (`Plain`: the same views untracked).
+template <class Dirs, class S, class OutPrimal, class Eval, class Plain>
 struct WholeTermDirections {
   static constexpr int K = Dirs::total;
+  using Op = typename Eval::Operator;
   Eval evaluate;
-  using Row = typename Eval::QueryInputs;
+  Plain plain;
+  static constexpr bool transposed = [] {
+    if constexpr (transposed_term_v<Op> && std::is_floating_point_v<S>) {
+      using Corr = typename Eval::Corrections;
+      return Dirs::kernel == Dirs::position && std::is_same_v<Corr, Uncorrected>;
+    } else {
+      return false;
+    }
+  }();
+  using Row =
+      std::conditional_t<transposed, typename Plain::QueryInputs, typename Eval::QueryInputs>;
   SPHAD_HOST_DEVICE SPHAD_INLINE const Eval& filtering() const { return evaluate; }
   SPHAD_HOST_DEVICE SPHAD_INLINE void prefetch(std::int32_t j) const {
     evaluate.prefetch_reference(j);
   }
-  SPHAD_HOST_DEVICE SPHAD_INLINE Row row(std::int64_t i) const { return evaluate.query_inputs(i); }
+  SPHAD_HOST_DEVICE SPHAD_INLINE Row row(std::int64_t i) const {
+    if constexpr (transposed) {
+      return plain.query_inputs(i);
+    } else {
+      return evaluate.query_inputs(i);
+    }
+  }
   static constexpr bool blocks = false; // the whole term in duals, pair by pair
   static constexpr bool packed = false;
   static constexpr bool compact = false; // (long code per pair)
   SPHAD_HOST_DEVICE SPHAD_INLINE void
   operator()(S* g, std::int64_t i, std::int32_t j, const Row& q, const OutPrimal& ybar_i) const {
-    contract_directions<K>(g, ybar_i, evaluate.pair_term(i, j, q));
+    if constexpr (transposed) {
+      const auto pair = plain.make_pair(i, j, q);
+      auto pbar = zero_adjoint(pair.particles());
+      const auto x = Op::term_adjoint(pair, ybar_i, pbar);
+      SPHAD_PRAGMA_UNROLL
+      for (int k = 0; k < K; ++k) {
+        g[k] = S(0);
+      }
+      put_leaves<Dirs::position>(g, 0, x);
+      add_particle_directions<Dirs, Dirs::kernel, K, K>(g, evaluate, pbar, i, j);
+    } else {
+      contract_directions<K>(g, ybar_i, evaluate.pair_term(i, j, q));
+    }
   }
 };
 
@@ -189,9 +221,16 @@ struct SplitTermDirections {
     const auto& value = part.value;
     constexpr int KG = leaf_count<std::remove_cv_t<std::remove_reference_t<decltype(value)>>>();
     Pack gbar[KG];
-    contract_directions<KG>(
-        gbar, ybar_i,
-        ops::combine<Op>(row.particles(i, js, b, row.volumes(js, b)), seed<KG>(value, 0)));
+    const auto particles_of_block = row.particles(i, js, b, row.volumes(js, b));
+    if constexpr (transposed) {
+      // The combination's own transpose on packs (ȳ_i in every lane); p̄ is unread.
+      auto pbar = particles_of_block;
+      put_leaves<KG>(gbar, 0,
+                     Op::combine_adjoint(particles_of_block, value, broadcast<Pack>(ybar_i), pbar));
+    } else {
+      contract_directions<KG>(gbar, ybar_i,
+                              ops::combine<Op>(particles_of_block, seed<KG>(value, 0)));
+    }
     Adjoint::directions(g, linear, part, shaped_like(value, gbar));
   }
 
@@ -199,6 +238,18 @@ struct SplitTermDirections {
   static constexpr bool blocks = false;
   static constexpr bool packed = false;
 #endif
+
+  /// Whether the combination is differentiated by its own transpose (`transposed_combine_v`):
+  /// a plain tape's scalar, no grad-h (which divides the values), and every particle input's
+  /// view plain, a `SeedView` or an array of duals (the volumes made once).
+  static constexpr bool transposed = [] {
+    if constexpr (transposed_combine_v<Op> && std::is_floating_point_v<S>) {
+      using Corr = std::remove_cv_t<decltype(std::declval<const KernelEval&>().corrections)>;
+      return std::is_same_v<std::remove_cv_t<decltype(Corr::grad_h)>, NoGradH>;
+    } else {
+      return false;
+    }
+  }();
 
   /// The particle directions (g[KK, KK + KP)) and Ḡ (G's adjoint, flat) of pair (i, j) whose
   /// kernel part has the value G.
@@ -210,7 +261,24 @@ struct SplitTermDirections {
                                                           const Row& q,
                                                           const OutPrimal& ybar_i,
                                                           const G& value) const {
-    if constexpr (uses_factored_v<Op, Dirs>) {
+    if constexpr (transposed) {
+      // The combination's own transpose at the pair's primal inputs (read untracked, as the
+      // kernel side reads them): p̄ and Ḡ in S; the directions are ⟨p̄, ∂p⟩ over the views'
+      // seeded tangents. No seeded input is formed per pair.
+      const auto primal = kernel.make_particles(i, j, q.kernel);
+      auto pbar = zero_adjoint(primal);
+      const G gb = Op::combine_adjoint(primal, value, ybar_i, pbar);
+      S* const pg = g + KK;
+      SPHAD_PRAGMA_UNROLL
+      for (int k = 0; k < KP; ++k) {
+        pg[k] = S(0);
+      }
+      // (The views are seeded in Dual<S, KC>: the particle directions, then G's scalars unless
+      // the combination factors, as `OperatorRecord::backward` seeds them.)
+      constexpr int KC = uses_factored_v<Op, Dirs> ? KP : KP + KG;
+      add_particle_directions<Dirs, 0, KC, KP>(pg, particles, pbar, i, j);
+      put_leaves<KG>(gbar, 0, gb);
+    } else if constexpr (uses_factored_v<Op, Dirs>) {
       // The coefficient c in Dual<S, KP> (the particle inputs seeded), then form(c, G) with c's
       // and G's scalars seeded, contracted with ȳ: c̄ and Ḡ; the directions are ⟨c̄, ∂c⟩ and
       // ⟨Ḡ, ∂G⟩.
@@ -239,6 +307,19 @@ struct SplitTermDirections {
       for (int k = 0; k < KG; ++k) {
         gbar[k] = a[KP + k];
       }
+    }
+  }
+
+  /// x (a scalar, `Vec` or `Mat`) with each scalar in every lane of a P.
+  template <class P, class X>
+  SPHAD_INLINE static auto broadcast(const X& x) {
+    if constexpr (is_vec_v<X>) {
+      return sphad::detail::generate_vec<X::dim>([&](int k) { return broadcast<P>(x[k]); });
+    } else if constexpr (is_mat_v<X>) {
+      return sphad::detail::generate_mat<X::rows, X::cols>(
+          [&](int r, int c) { return broadcast<P>(x(r, c)); });
+    } else {
+      return P(x);
     }
   }
 
