@@ -151,33 +151,26 @@ using SharedGradientRates = ops::Fused<ops::Slot<solver::PressureForce<Kernel>, 
                                        ops::Slot<solver::ContinuityRate<Kernel>, 1, 2>,
                                        ops::Slot<Difference, 1, 2>,
                                        ops::Slot<Difference, 3, 1>>;
-/// (a_p, ρ̇, ∇v, ∇ρ): on a `PlainTape` in one pass over the pairs (`ops::Fused`, the same bits),
-/// then split; on a recording `Tape` as four terms, whose reverse sweeps are cheaper than the
-/// fused term's (its combination in one wide dual number).
+/// (a_p, ρ̇, ∇v, ∇ρ) in one pass over the pairs (`ops::Fused`: the bits of the four terms' own
+/// calls), then split; recorded, its reverse sweep is the four terms' transposes summed, one pass
+/// too.
 template <class T, class Pairs, class P, class U, class R>
 auto shared_gradient_rates(T& tape, const Pairs& pairs, const P& p, const U& v, const R& rho) {
-  if constexpr (is_plain_tape_v<T>) {
-    const std::int64_t n = v.size();
-    const auto rates =
-        record<SharedGradientRates>(tape, pairs, record_map(tape, n, ops::PackFields{}, p, v, rho));
-    const auto part = [&](auto k) {
-      return record_map(tape, n, ops::PartOf<SharedGradientRates, decltype(k)::value, 2>{}, rates);
-    };
-    return std::make_tuple(
-        part(std::integral_constant<int, 0>{}), part(std::integral_constant<int, 1>{}),
-        part(std::integral_constant<int, 2>{}), part(std::integral_constant<int, 3>{}));
-  } else {
-    return std::make_tuple(record<solver::PressureForce<Kernel>>(tape, pairs, p),
-                           record<solver::ContinuityRate<Kernel>>(tape, pairs, v),
-                           record<Difference>(tape, pairs, v),
-                           record<Difference>(tape, pairs, rho));
-  }
+  const std::int64_t n = v.size();
+  const auto rates =
+      record<SharedGradientRates>(tape, pairs, record_map(tape, n, ops::PackFields{}, p, v, rho));
+  const auto part = [&](auto k) {
+    return record_map(tape, n, ops::PartOf<SharedGradientRates, decltype(k)::value, 2>{}, rates);
+  };
+  return std::make_tuple(
+      part(std::integral_constant<int, 0>{}), part(std::integral_constant<int, 1>{}),
+      part(std::integral_constant<int, 2>{}), part(std::integral_constant<int, 3>{}));
 }
 
 /// The rates of (x, v, ρ, x_ref) over one neighbour list: the shifting velocity, the
 /// acceleration, the density rate, nothing for x_ref. Written once over the tape type: recorded
 /// on a `Tape`, evaluated only on a `PlainTape` (a plain rollout's advances); the four terms
-/// that share Ĝ_ij fused on the latter (`shared_gradient_rates`).
+/// that share Ĝ_ij fused on both (`shared_gradient_rates`).
 template <class Exec, class ParamKind>
 struct Rates {
   const Constants& k;

@@ -190,21 +190,15 @@ struct DensityRate {
 using PressureAndContinuity = ops::Fused<ops::Slot<solver::PressureForce<Kernel>, 0, 1>,
                                          ops::Slot<solver::ContinuityRate<Kernel>, 1, 2>>;
 
-/// (a_p, ρ̇): on a `PlainTape` in one pass over the pairs (`ops::Fused`, the same bits), then
-/// split; on a recording `Tape` as two terms, whose reverse sweeps are cheaper than the fused
-/// term's.
+/// (a_p, ρ̇) in one pass over the pairs (`ops::Fused`: the bits of the two terms' own calls),
+/// then split; recorded, its reverse sweep is the two terms' transposes summed, one pass too.
 template <class T, class Pairs, class P, class U>
 auto pressure_and_continuity(T& tape, const Pairs& pairs, const P& p, const U& u) {
-  if constexpr (is_plain_tape_v<T>) {
-    const std::int64_t n = u.size();
-    const auto rates =
-        record<PressureAndContinuity>(tape, pairs, record_map(tape, n, ops::PackFields{}, p, u));
-    return std::make_pair(record_map(tape, n, ops::PartOf<PressureAndContinuity, 0, 2>{}, rates),
-                          record_map(tape, n, ops::PartOf<PressureAndContinuity, 1, 2>{}, rates));
-  } else {
-    return std::make_pair(record<solver::PressureForce<Kernel>>(tape, pairs, p),
-                          record<solver::ContinuityRate<Kernel>>(tape, pairs, u));
-  }
+  const std::int64_t n = u.size();
+  const auto rates =
+      record<PressureAndContinuity>(tape, pairs, record_map(tape, n, ops::PackFields{}, p, u));
+  return std::make_pair(record_map(tape, n, ops::PartOf<PressureAndContinuity, 0, 2>{}, rates),
+                        record_map(tape, n, ops::PartOf<PressureAndContinuity, 1, 2>{}, rates));
 }
 
 /// The rates of (x, u, ρ, x_ref) over one neighbour list, gravity scaled by `ramp`; recorded on

@@ -9,6 +9,7 @@
 // transposed by hand (`term_adjoint`: the anti-clumping gradient).
 #include <sphad/ad/dual.hpp>
 #include <sphad/kernels/wendland.hpp>
+#include <sphad/ops/fused.hpp>
 #include <sphad/ops/operators.hpp>
 #include <sphad/pair/corrections.hpp>
 #include <sphad/pair/pair.hpp>
@@ -331,6 +332,18 @@ TEST_CASE("combine_adjoint is the transpose of the combination's dual derivative
     check_combine_transpose<solver::DensityDiffusion<K4>, VD, Vec<double, D + 1>>();
     check_combine_transpose<solver::DensityDiffusion<K4, solver::DiffusionForm::Antuono>, VD,
                             Vec<double, D + 1>>();
+  }
+  SECTION("fused terms: their transposes summed") {
+    using G = GradientScheme;
+    using Shared = ops::Fused<ops::Slot<solver::PressureForce<K4>, 0, 1>,
+                              ops::Slot<solver::ContinuityRate<K4>, 1, D>,
+                              ops::Slot<ops::Gradient<K4, G::Difference>, 1, D>,
+                              ops::Slot<ops::Gradient<K4, G::Difference>, D + 1, 1>>;
+    check_combine_transpose<Shared, Vec<double, D + 2>, VD>();
+    static_assert(
+        !ops::transposed_combine_v<ops::Fused<ops::Slot<ops::Gradient<K4, G::Symmetric>, 0, 1>,
+                                              ops::Slot<solver::PressureForce<K4>, 0, 1>>>,
+        "a fused term is transposed when every term is");
   }
   SECTION("gradients linear in the values, of scalars, vectors and matrices") {
     using G = GradientScheme;

@@ -14,6 +14,7 @@
 
 #include <tuple>
 #include <type_traits>
+#include <utility>
 
 /// \file
 /// \brief `Fused`: several pair terms that share their kernel part Ĝ_ij evaluated in one pass
@@ -156,7 +157,65 @@ struct Fused : KernelQuantity<KernelPart::corrected_gradient> {
     return PackFields{}(slot_term<Slots>(p, g)...);
   }
 
+  /// Whether every term's combination is transposed by hand (`transposed_combine_v`): then so
+  /// is the fused one, the terms' transposes summed (`combine_adjoint`), and the reverse pass
+  /// takes no dual number over the fused field's many directions.
+  static constexpr bool transposed_combine = (transposed_combine_v<typename Slots::op> && ...);
+  /// `combine` transposed: each term's transpose at its slice for its part of ȳ, the slices'
+  /// adjoints added into `pbar`'s fused field where they were read, the Ĝ̄ summed.
+  template <int D, class S, class F, class G, class Y>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static G combine_adjoint(const ParticlePair<D, S, F>& p,
+                                                          const G& g,
+                                                          const Y& ybar,
+                                                          ParticlePair<D, S, F>& pbar) {
+    G gbar{};
+    slot_adjoints(p, g, ybar, pbar, gbar, std::index_sequence_for<Slots...>{});
+    return gbar;
+  }
+
 private:
+  template <int D, class S, class F, class G, class Y, std::size_t... K>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static void slot_adjoints(const ParticlePair<D, S, F>& p,
+                                                           const G& g,
+                                                           const Y& ybar,
+                                                           ParticlePair<D, S, F>& pbar,
+                                                           G& gbar,
+                                                           std::index_sequence<K...>) {
+    (slot_adjoint<int(K)>(p, g, ybar, pbar, gbar), ...);
+  }
+  /// Term K's transpose, added into the fused adjoints.
+  template <int K, int D, class S, class F, class G, class Y>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static void slot_adjoint(const ParticlePair<D, S, F>& p,
+                                                          const G& g,
+                                                          const Y& ybar,
+                                                          ParticlePair<D, S, F>& pbar,
+                                                          G& gbar) {
+    using Slot = slot_t<K>;
+    using T = std::remove_cv_t<std::remove_reference_t<decltype(p.m_j)>>;
+    using FK = decltype(Slot::take(p.f_i));
+    const ParticlePair<D, S, FK> slice{
+        p.i, p.j, p.m_j, p.rho_i, p.rho_j, p.volume_j, Slot::take(p.f_i), Slot::take(p.f_j)};
+    ParticlePair<D, S, FK> bar{p.i, p.j, T(0), T(0), T(0), T(0), FK{}, FK{}};
+    const auto ybar_k = detail::load_scalars<part_t<K, D, T>>(&ybar[part_offset<K, D>()]);
+    const G gk = Slot::op::combine_adjoint(slice, g, ybar_k, bar);
+    for (int a = 0; a < D; ++a) {
+      gbar[a] += gk[a];
+    }
+    pbar.m_j += bar.m_j;
+    pbar.rho_i += bar.rho_i;
+    pbar.rho_j += bar.rho_j;
+    pbar.volume_j += bar.volume_j;
+    if constexpr (Slot::width == 1) {
+      pbar.f_i[Slot::offset] += bar.f_i;
+      pbar.f_j[Slot::offset] += bar.f_j;
+    } else if constexpr (Slot::width > 1) {
+      for (int e = 0; e < Slot::width; ++e) {
+        pbar.f_i[Slot::offset + e] += bar.f_i[e];
+        pbar.f_j[Slot::offset + e] += bar.f_j[e];
+      }
+    }
+  }
+
   /// The slot's term of the pair: its operator's combination of its slice with Ĝ_ij.
   template <class Slot, int D, class S, class F, class G>
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto slot_term(const ParticlePair<D, S, F>& p, const G& g) {
