@@ -304,6 +304,8 @@ using InterpolateOf = ops::Interpolate<K>;
 template <class K>
 using DifferenceOf = ops::Gradient<K, G::Difference>;
 template <class K>
+using NaiveOf = ops::Gradient<K, G::Naive>;
+template <class K>
 using MeanGradientOf = ops::Gradient<K, G::Difference, SupportScheme::KernelMeanSymmetric>;
 template <class K>
 using SymmetricOf = ops::Gradient<K, G::Symmetric, SupportScheme::PartialSymmetric>;
@@ -476,6 +478,20 @@ TEST_CASE("pair blocks: the reverse sweep's linearized kernels give the bits of 
     // The gradient forms' supports on packs: the larger of h_i and h_j, and h_j.
     check_reverse_blocks<PartialLaplacianOf>(c, f, scalar_seed, none);
     check_reverse_blocks<ScatterViscosityOf>(c, v, vector_seed, none);
+    // Gradients of a matrix field (their transposes map a matrix's adjoint onto its
+    // directions, row-major).
+    std::vector<Mat<double, 2, 2>> matrices(c.f.size());
+    std::vector<Mat<Vec<double, 2>, 2, 2>> matrix_seed(c.f.size());
+    for (std::size_t k = 0; k < matrices.size(); ++k) {
+      matrices[k] = Mat<double, 2, 2>{{{c.f[k], c.v[k][0]}, {c.v[k][1], 0.5 * c.f[k]}}};
+      for (int r = 0; r < 2; ++r) {
+        for (int q = 0; q < 2; ++q) {
+          matrix_seed[k](r, q) = {std::cos(double(k + r)), 0.25 * double(q) - 0.1};
+        }
+      }
+    }
+    check_reverse_blocks<NaiveOf>(c, span(matrices), matrix_seed, none);
+    check_reverse_blocks<DifferenceOf>(c, span(matrices), matrix_seed, none);
     // A whole term written for packs (its reverse on packs with the particle inputs tracked); a
     // spacing past the support on some particles (W(Δx) = 0).
     std::vector<Vec<double, 2>> clumping(c.f.size());
@@ -548,3 +564,54 @@ TEST_CASE("pair blocks: Dual over packs gives each lane the bits of Dual over sc
   }
 }
 #endif
+
+namespace {
+/// Op's reverse pass for a tracked matrix field (its values' gradient) against its JVP in the
+/// values, by the dot-product identity ⟨ȳ, J u⟩ = ⟨Jᵀ ȳ, u⟩.
+template <class Op>
+void check_matrix_field_transpose(const Cloud<2, double>& c) {
+  using M = Mat<double, 2, 2>;
+  const exec::host ex;
+  const auto s = c.p.view();
+  const auto list =
+      build_neighbor_list<Op::support>(ex, s.search_points(), s.search_points(), c.domain);
+  const std::size_t n = c.f.size();
+  std::vector<M> values(n), directions(n);
+  std::vector<Mat<Vec<double, 2>, 2, 2>> ybar(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    for (int r = 0; r < 2; ++r) {
+      for (int q = 0; q < 2; ++q) {
+        values[k](r, q) = std::sin(1.3 * double(k) + r - q);
+        directions[k](r, q) = std::cos(0.7 * double(k) + 2 * r + q);
+        ybar[k](r, q) = {std::sin(0.3 * double(k + r)), 0.2 * double(q) - 0.4};
+      }
+    }
+  }
+  const ApplyOptions<double> options{OperationDirection::FluidToFluid};
+  Tape<exec::host> tape(ex);
+  const Variable<M> tracked(values);
+  const auto y = record<Op>(tape, s, s, c.domain, list, tracked, tracked, options);
+  tape.backward(y, span(ybar));
+  const auto gradient = tape.gradient(tracked);
+  double reverse = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    reverse += pairloop::leaf_dot(gradient[std::int64_t(k)], directions[k]);
+  }
+  const auto moving = with_tangents<1>(span(values), span(directions));
+  const auto jvp = apply<Op>(ex, s, s, c.domain, list, moving, moving, options);
+  double forward = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    forward += pairloop::leaf_dot(ybar[k], pairloop::tangent_part(jvp[k], 0));
+  }
+  CHECK(reverse == Approx(forward).epsilon(1e-12));
+}
+} // namespace
+
+TEST_CASE("pair blocks: a matrix field's gradient in reverse is the transpose of its JVP",
+          "[ops][blocks][reverse]") {
+  const Cloud<2, double> c(true);
+  check_matrix_field_transpose<ops::Gradient<kernels::Wendland4, G::Naive>>(c);
+  check_matrix_field_transpose<ops::Gradient<kernels::Wendland4, G::Difference>>(c);
+  check_matrix_field_transpose<ops::Gradient<kernels::Wendland4, G::Summation>>(c);
+  check_matrix_field_transpose<ops::Gradient<kernels::Wendland4, G::Symmetric>>(c);
+}

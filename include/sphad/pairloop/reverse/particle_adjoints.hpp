@@ -28,6 +28,29 @@ inline constexpr int seeded_count_v = 0;
 template <class E, int K>
 inline constexpr int seeded_count_v<SeedView<E, K>> = leaf_count<E>();
 
+/// out[k] += x's scalar k, in memory order (`seed`'s: a `Vec`'s components, a `Mat` row-major).
+template <class S, class X>
+SPHAD_HOST_DEVICE SPHAD_INLINE void add_leaves(S* out, const X& x) {
+  if constexpr (is_vec_v<X>) {
+    constexpr int step = leaf_count<typename X::value_type>();
+    SPHAD_PRAGMA_UNROLL
+    for (int k = 0; k < X::dim; ++k) {
+      add_leaves(out + k * step, x[k]);
+    }
+  } else if constexpr (is_mat_v<X>) {
+    constexpr int step = leaf_count<typename X::value_type>();
+    SPHAD_PRAGMA_UNROLL
+    for (int r = 0; r < X::rows; ++r) {
+      SPHAD_PRAGMA_UNROLL
+      for (int c = 0; c < X::cols; ++c) {
+        add_leaves(out + (r * X::cols + c) * step, x(r, c));
+      }
+    }
+  } else {
+    out[0] += x;
+  }
+}
+
 /// An input's share of a pair's particle directions from its adjoint x̄ (`bar`): a `SeedView`
 /// seeded at direction `At` (its scalars in order) adds x̄'s scalars there; an array of duals
 /// (the volumes made once per reference) adds ⟨x̄, tangent k of element `at`⟩ to the first N of
@@ -35,15 +58,9 @@ inline constexpr int seeded_count_v<SeedView<E, K>> = leaf_count<E>();
 template <int At, int K, int N, class S, class Bar, class View>
 SPHAD_HOST_DEVICE SPHAD_INLINE void
 add_seeded(S* out, const Bar& bar, const View& view, std::int64_t at) {
-  if constexpr (seeded_count_v < View >> 0) {
-    if constexpr (is_vec_v<Bar>) {
-      SPHAD_PRAGMA_UNROLL
-      for (int c = 0; c < Bar::dim; ++c) {
-        out[At + c] += bar[c];
-      }
-    } else {
-      out[At] += bar;
-    }
+  constexpr bool seeded = seeded_count_v<View> != 0;
+  if constexpr (seeded) {
+    add_leaves(out + At, bar);
   } else if constexpr (std::is_same_v<scalar_of_t<view_element_t<View>>, Dual<S, K>>) {
     const auto& x = view[at];
     SPHAD_PRAGMA_UNROLL
