@@ -296,9 +296,7 @@ void check_combine_transpose() {
     using Y = decltype(ops::combine<Op>(p, g));
     const Y ybar = random_element<Y>(r);
     const double forward = with_tangent(ybar, yd);
-    PlainPair pbar = p;
-    pbar.m_j = pbar.rho_i = pbar.rho_j = pbar.volume_j = 0;
-    pbar.f_i = pbar.f_j = F{};
+    PlainPair pbar = ops::zero_adjoint(p);
     const G gbar = Op::combine_adjoint(p, g, ybar, pbar);
     const double reverse = pbar.m_j * u.m_j + pbar.rho_i * u.rho_i + pbar.rho_j * u.rho_j +
                            pbar.volume_j * u.volume_j + inner(pbar.f_i, u.f_i) +
@@ -392,9 +390,7 @@ TEST_CASE("AntiClumpingGradient::term_adjoint is the transpose of the term's dua
     using PlainScalars = ops::PairScalars<double, double, double, double, double, double>;
     const ops::Pair<K4, SupportScheme::Gather, D, PlainScalars, V2, ops::Uncorrected> p{
         {0, 1, 1.0, 1.0, 1.0, volume, f_i, V2{}}, none, x, h, h, factor};
-    auto pbar = p.particles();
-    pbar.volume_j = 0;
-    pbar.f_i = V2{};
+    auto pbar = ops::zero_adjoint(p.particles());
     const VD xbar = Op::term_adjoint(p, ybar, pbar);
     const double reverse = dot(xbar, dx) + pbar.volume_j * dv + dot(pbar.f_i, df);
     CHECK(reverse == Approx(forward).epsilon(1e-12).margin(1e-13));

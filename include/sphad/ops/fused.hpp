@@ -192,10 +192,8 @@ private:
                                                           G& gbar) {
     using Slot = slot_t<K>;
     using T = std::remove_cv_t<std::remove_reference_t<decltype(p.m_j)>>;
-    using FK = decltype(Slot::take(p.f_i));
-    const ParticlePair<D, S, FK> slice{
-        p.i, p.j, p.m_j, p.rho_i, p.rho_j, p.volume_j, Slot::take(p.f_i), Slot::take(p.f_j)};
-    ParticlePair<D, S, FK> bar{p.i, p.j, T(0), T(0), T(0), T(0), FK{}, FK{}};
+    const auto slice = slice_of<Slot>(p);
+    auto bar = zero_adjoint(slice);
     const auto ybar_k = detail::load_scalars<part_t<K, D, T>>(&ybar[part_offset<K, D>()]);
     const G gk = Slot::op::combine_adjoint(slice, g, ybar_k, bar);
     for (int a = 0; a < D; ++a) {
@@ -219,10 +217,14 @@ private:
   /// The slot's term of the pair: its operator's combination of its slice with Ĝ_ij.
   template <class Slot, int D, class S, class F, class G>
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto slot_term(const ParticlePair<D, S, F>& p, const G& g) {
+    return ops::combine<typename Slot::op>(slice_of<Slot>(p), g);
+  }
+  /// The pair's particle inputs with the slot's slice of the fused field.
+  template <class Slot, int D, class S, class F>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto slice_of(const ParticlePair<D, S, F>& p) {
     using FK = decltype(Slot::take(p.f_i));
-    const ParticlePair<D, S, FK> slice{
+    return ParticlePair<D, S, FK>{
         p.i, p.j, p.m_j, p.rho_i, p.rho_j, p.volume_j, Slot::take(p.f_i), Slot::take(p.f_j)};
-    return ops::combine<typename Slot::op>(slice, g);
   }
 };
 

@@ -104,15 +104,7 @@ struct Gradient : detail::FieldDerivative<Kernel, Support>,
   SPHAD_HOST_DEVICE SPHAD_INLINE static G
   combine_adjoint(const P& p, const G& g, const Y& ybar, P& pbar) {
     static_assert(Scheme != GradientScheme::Symmetric, "no transpose for this scheme");
-    const auto values = [&] {
-      if constexpr (Scheme == GradientScheme::Naive) {
-        return p.f_j;
-      } else if constexpr (Scheme == GradientScheme::Difference) {
-        return p.f_j - p.f_i;
-      } else {
-        return p.f_j + p.f_i;
-      }
-    }();
+    const auto values = detail::volume_weighted_values<Scheme>(p);
     const auto adjoint = detail::outer_with_adjoint(values * p.volume_j, g, ybar);
     pbar.f_j += p.volume_j * adjoint.c;
     if constexpr (Scheme == GradientScheme::Difference) {

@@ -93,6 +93,18 @@ struct ParticlePair {
 #undef SPHAD_NO_GEOMETRY_MEMBER
 };
 
+/// The adjoint a transpose adds into (`combine_adjoint`, `term_adjoint`): shaped like the
+/// particle inputs `p`, every scalar 0.
+template <int D, class S, class Field>
+SPHAD_HOST_DEVICE SPHAD_INLINE ParticlePair<D, S, Field>
+zero_adjoint(const ParticlePair<D, S, Field>& p) {
+  ParticlePair<D, S, Field> bar = p;
+  using V = decltype(bar.m_j);
+  bar.m_j = bar.rho_i = bar.rho_j = bar.volume_j = V(0);
+  bar.f_i = bar.f_j = Field{};
+  return bar;
+}
+
 /// One (query i, reference j) pair as an operator's `term` and `kernel_part` see it: the
 /// particle inputs (`ParticlePair`, what `particles()` returns) and the geometry. `volume_j` is the
 /// apparent volume V_j = m_j/ρ_j, or the reference's volume when volumes are given. `factor` is

@@ -37,5 +37,6 @@ using ops::splits_term_v;
 using ops::transposed_combine_v;
 using ops::transposed_term_v;
 using ops::Uncorrected;
+using ops::zero_adjoint;
 
 } // namespace sphad::pairloop

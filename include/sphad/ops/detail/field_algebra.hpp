@@ -17,20 +17,29 @@ namespace sphad::ops::detail {
 template <class F>
 struct dependent_false : std::false_type {};
 
+/// The values a scheme whose coefficient is linear in them multiplies by the volume: f_j
+/// (Naive), f_j − f_i (Difference), f_j + f_i (Summation).
+template <GradientScheme G, class P>
+SPHAD_HOST_DEVICE SPHAD_INLINE auto volume_weighted_values(const P& p) {
+  if constexpr (G == GradientScheme::Naive) {
+    return p.f_j;
+  } else if constexpr (G == GradientScheme::Difference) {
+    return p.f_j - p.f_i;
+  } else {
+    static_assert(G == GradientScheme::Summation, "sphad::ops: unknown GradientScheme");
+    return p.f_j + p.f_i;
+  }
+}
+
 /// The gradient-family coefficient c_ij of a scheme, field-shaped, with the reference volume
 /// `volume` (V_j, or consistentDivergence's V_j ρ_j/ρ_i).
 template <GradientScheme G, class P, class V>
 SPHAD_HOST_DEVICE SPHAD_INLINE auto coefficient(const P& p, const V& volume) {
-  if constexpr (G == GradientScheme::Naive) {
-    return p.f_j * volume;
-  } else if constexpr (G == GradientScheme::Symmetric) {
+  if constexpr (G == GradientScheme::Symmetric) {
     return (safe_divide(p.f_i, p.rho_i * p.rho_i) + safe_divide(p.f_j, p.rho_j * p.rho_j)) *
            (p.m_j * p.rho_i);
-  } else if constexpr (G == GradientScheme::Difference) {
-    return (p.f_j - p.f_i) * volume;
   } else {
-    static_assert(G == GradientScheme::Summation, "sphad::ops: unknown GradientScheme");
-    return (p.f_j + p.f_i) * volume;
+    return volume_weighted_values<G>(p) * volume;
   }
 }
 template <GradientScheme G, class P>

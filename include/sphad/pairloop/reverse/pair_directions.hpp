@@ -224,9 +224,9 @@ struct SplitTermDirections {
     const auto particles_of_block = row.particles(i, js, b, row.volumes(js, b));
     if constexpr (transposed) {
       // The combination's own transpose on packs (ȳ_i in every lane); p̄ is unread.
-      auto pbar = particles_of_block;
-      put_leaves<KG>(gbar, 0,
-                     Op::combine_adjoint(particles_of_block, value, broadcast<Pack>(ybar_i), pbar));
+      auto pbar = zero_adjoint(particles_of_block);
+      const auto ybar = sphad::detail::convert_scalars<rebind_scalar_t<OutPrimal, Pack>>(ybar_i);
+      put_leaves<KG>(gbar, 0, Op::combine_adjoint(particles_of_block, value, ybar, pbar));
     } else {
       contract_directions<KG>(gbar, ybar_i,
                               ops::combine<Op>(particles_of_block, seed<KG>(value, 0)));
@@ -307,19 +307,6 @@ struct SplitTermDirections {
       for (int k = 0; k < KG; ++k) {
         gbar[k] = a[KP + k];
       }
-    }
-  }
-
-  /// x (a scalar, `Vec` or `Mat`) with each scalar in every lane of a P.
-  template <class P, class X>
-  SPHAD_INLINE static auto broadcast(const X& x) {
-    if constexpr (is_vec_v<X>) {
-      return sphad::detail::generate_vec<X::dim>([&](int k) { return broadcast<P>(x[k]); });
-    } else if constexpr (is_mat_v<X>) {
-      return sphad::detail::generate_mat<X::rows, X::cols>(
-          [&](int r, int c) { return broadcast<P>(x(r, c)); });
-    } else {
-      return P(x);
     }
   }
 

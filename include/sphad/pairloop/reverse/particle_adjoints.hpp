@@ -16,7 +16,8 @@
 
 /// \file
 /// \brief A pair's particle inputs' adjoint (what a term's or a combination's own transpose
-/// gives: `zero_adjoint`) turned into the reverse pass's directions (`add_particle_directions`),
+/// gives into `ops::zero_adjoint`) turned into the reverse pass's directions
+/// (`add_particle_directions`),
 /// from the views the inputs are read through, without forming a seeded input per pair.
 
 namespace sphad::pairloop {
@@ -106,18 +107,6 @@ add_particle_directions(S* out, const Eval& eval, const Bar& pbar, std::int64_t 
     add_seeded<q_f, K, N>(out, pbar.f_i, eval.query_values, i);
     add_seeded<r_f, K, N>(out, pbar.f_j, eval.reference_values, j);
   }
-}
-
-/// A pair's particle inputs' adjoint: shaped like `p`, every scalar 0.
-template <class PP>
-SPHAD_HOST_DEVICE SPHAD_INLINE PP zero_adjoint(const PP& p) {
-  PP bar = p;
-  using V = decltype(bar.m_j);
-  bar.m_j = bar.rho_i = bar.rho_j = bar.volume_j = V(0);
-  if constexpr (!std::is_same_v<decltype(bar.f_i), NoField>) {
-    bar.f_i = bar.f_j = decltype(bar.f_i){};
-  }
-  return bar;
 }
 
 } // namespace sphad::pairloop
