@@ -128,6 +128,7 @@ enum class Term {
   grad_rho,
   maps,
   fused, ///< pressure, continuity, ∇v and ∇ρ in one pass (`ops::Fused`), their field packed
+  all,   ///< the six pair terms in one pass (`ops::Fused`, one whole term), their field packed
 };
 
 /// Runs term `T` of the Taylor–Green rates on `tape` over the initial state.
@@ -162,6 +163,15 @@ auto tgv_term(TapeT& tape,
                              ops::Slot<solver::ContinuityRate<Kernel>, 1, 2>,
                              ops::Slot<Difference, 1, 2>, ops::Slot<Difference, 0, 1>>;
     return record<Fused>(tape, pairs, record_map(tape, n, ops::PackFields{}, s.rho, s.v));
+  } else if constexpr (T == Term::all) {
+    // Every pair term of the rates as one whole term (the field (ρ, v, ρ, Δx, R)).
+    using All =
+        ops::Fused<ops::Slot<solver::PressureForce<Kernel>, 0, 1>,
+                   ops::Slot<solver::ContinuityRate<Kernel>, 1, 2>, ops::Slot<Difference, 1, 2>,
+                   ops::Slot<Difference, 3, 1>, ops::Slot<Viscous, 1, 2>,
+                   ops::Slot<solver::AntiClumpingGradient<Kernel>, 4, 2>>;
+    return record<All>(tape, pairs,
+                       record_map(tape, n, ops::PackFields{}, s.rho, s.v, s.rho, k.clumping));
   } else {
     // the rates' four maps: p, the shift, the acceleration, the density rate
     const auto p = record_map(tape, n, k.eos, s.rho);
@@ -330,6 +340,7 @@ SPHAD_TERM_BENCH(grad_v);
 SPHAD_TERM_BENCH(grad_rho);
 SPHAD_TERM_BENCH(maps);
 SPHAD_TERM_BENCH(fused);
+SPHAD_TERM_BENCH(all);
 
 #define SPHAD_DAM_TERM_BENCH(T)                                                                    \
   BENCHMARK_TEMPLATE(BM_dam_term, DamTerm::T, Mode::plain)->Apply(sizes);                          \

@@ -119,6 +119,13 @@ TEST_CASE("ops: device operators equal the host ones", "[ops][cuda]") {
                              host, s, s, domain, host_list, span(v), span(v)),
                          apply<ops::Laplacian<K, LaplacianScheme::Dot>>(
                              device, d, d, domain, device_list, span(vd), span(vd))));
+  // Terms of other kernel parts fused into one whole pair term (a gradient and a Laplacian's
+  // gradient form over the same field).
+  using Mixed = ops::Fused<ops::Slot<ops::Gradient<K, GradientScheme::Difference>, 0, 2>,
+                           ops::Slot<ops::Laplacian<K>, 0, 2>>;
+  static_assert(!ops::splits_term_v<Mixed>);
+  CHECK(agrees_with_host(device, apply<Mixed>(host, s, s, domain, host_list, span(v), span(v)),
+                         apply<Mixed>(device, d, d, domain, device_list, span(vd), span(vd))));
   const auto covariance_host = apply<ops::Covariance<K>>(host, s, s, domain, host_list);
   const auto covariance_device = apply<ops::Covariance<K>>(device, d, d, domain, device_list);
   CHECK(agrees_with_host(device, covariance_host, covariance_device));

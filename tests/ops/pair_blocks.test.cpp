@@ -393,6 +393,20 @@ TEST_CASE("pair blocks: every operator form gives the bits of the pair-at-a-time
                             ops::Slot<solver::ContinuityRate<K>, 1, 2>,
                             ops::Slot<ops::Gradient<K, G::Difference>, 1, 2>,
                             ops::Slot<solver::ConcentrationGradient<K>, 0, 0>>>(c, span(packed));
+    // Fused terms with other kernel parts, one whole pair term on packs: Ĝ, a gradient form,
+    // the artificial viscosity's own kernel part, the diffusion's, and a whole term, over the
+    // field (p, u, c, Δx, R) (a spacing past the support, a NaN spacing: the lane selects).
+    std::vector<Vec<double, 6>> mixed(c.f.size());
+    for (std::size_t i = 0; i < mixed.size(); ++i) {
+      mixed[i] = {c.f[i], c.v[i][0], c.v[i][1], 10.0 + c.f[i], spacing[i][0], spacing[i][1]};
+    }
+    using Mixed = ops::Fused<ops::Slot<solver::PressureForce<K>, 0, 1>,
+                             ops::Slot<solver::LaminarViscosity<K>, 1, 2>,
+                             ops::Slot<solver::ArtificialViscosity<K>, 1, 3>,
+                             ops::Slot<solver::DensityDiffusion<K>, 0, 0>,
+                             ops::Slot<solver::AntiClumpingGradient<K>, 4, 2>>;
+    static_assert(pairloop::PairPlan<Mixed, ops::Uncorrected>::term_on_packs);
+    check_blocks<Mixed>(c, span(mixed));
     check_blocks<solver::AntiClumpingGradient<K, 3, SupportScheme::MeanSymmetric>>(c,
                                                                                    span(spacing));
     check_blocks<solver::AntiClumpingGradient<K, 4, SupportScheme::KernelMeanSymmetric>>(

@@ -743,3 +743,79 @@ TEST_CASE("Fused: each term the bits of its own call; derivatives", "[solver][te
     CHECK(scalars_of(part_of_fused<Gradients, 0>(both, n)) == scalars_of(to_vector(grad_u, n)));
   }
 }
+
+namespace {
+/// Terms with other kernel parts fused into one whole pair term over the field (p, u, c, Δx, R):
+/// the pressure force (Ĝ), the continuity rate (Ĝ), the laminar viscosity (a gradient form), the
+/// artificial viscosity and the density diffusion (kernel parts of their own) and the
+/// anti-clumping gradient (a whole term).
+using V6 = Vec<double, 6>;
+using Laminar = solver::LaminarViscosity<K>;
+using MixedRates = ops::Fused<ops::Slot<solver::PressureForce<K>, 0, 1>,
+                              ops::Slot<solver::ContinuityRate<K>, 1, 2>,
+                              ops::Slot<Laminar, 1, 2>,
+                              ops::Slot<solver::ArtificialViscosity<K>, 1, 3>,
+                              ops::Slot<solver::DensityDiffusion<K>, 0, 0>,
+                              ops::Slot<solver::AntiClumpingGradient<K>, 4, 2>>;
+static_assert(!ops::splits_term_v<MixedRates> && ops::transposed_term_v<MixedRates> &&
+              MixedRates::lanewise_term);
+} // namespace
+
+TEST_CASE("Fused: terms with other kernel parts, one whole term; the bits of their own calls; "
+          "derivatives",
+          "[solver][terms][fused]") {
+  const exec::host ex;
+  Fixture fx(12, 0.3, true);
+  auto g = test::rng(43);
+  fx.rho = plus(fx.rho, random_like<double>(g, fx.size(), 0.1), 1.0);
+  const std::int64_t n = fx.size();
+  const auto p = random_like<double>(g, n, 1.0);
+  const auto u = random_like<V2>(g, n, 1.0);
+  const auto count = static_cast<std::size_t>(n);
+  std::vector<double> c(count);
+  std::vector<V2> clumping(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    c[i] = 10 + 0.1 * test::uniform(g);
+    clumping[i] = {fx.dx * (1 + 0.2 * test::uniform(g)), 0.2 + 0.1 * test::uniform(g)};
+  }
+  std::vector<V6> field(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    field[i] = {p[i], u[i][0], u[i][1], c[i], clumping[i][0], clumping[i][1]};
+  }
+  const auto set = fx.set();
+
+  SECTION("primal: bitwise the separate calls") {
+    const auto fused =
+        apply<MixedRates>(ex, set, set, fx.domain, fx.list, view(field), view(field));
+    static_assert(std::is_same_v<std::decay_t<decltype(fused[0])>, Vec<double, 10>>);
+    const auto uc = pack(u, c);
+    const auto run = [&](auto op, const auto& f) {
+      return apply<decltype(op)>(ex, set, set, fx.domain, fx.list, view(f), view(f));
+    };
+    const auto part = [&](auto k) {
+      return scalars_of(part_of_fused<MixedRates, decltype(k)::value>(fused, n));
+    };
+    using C = std::integral_constant<int, 0>;
+    CHECK(part(C{}) == scalars_of(to_vector(run(solver::PressureForce<K>{}, p), n)));
+    CHECK(part(std::integral_constant<int, 1>{}) ==
+          scalars_of(to_vector(run(solver::ContinuityRate<K>{}, u), n)));
+    CHECK(part(std::integral_constant<int, 2>{}) == scalars_of(to_vector(run(Laminar{}, u), n)));
+    CHECK(part(std::integral_constant<int, 3>{}) ==
+          scalars_of(to_vector(run(solver::ArtificialViscosity<K>{}, uc), n)));
+    CHECK(part(std::integral_constant<int, 4>{}) ==
+          scalars_of(
+              to_vector(apply<solver::DensityDiffusion<K>>(ex, set, set, fx.domain, fx.list), n)));
+    CHECK(part(std::integral_constant<int, 5>{}) ==
+          scalars_of(to_vector(run(solver::AntiClumpingGradient<K>{}, clumping), n)));
+  }
+  SECTION("forward mode against differences, reverse (the terms' transposes) against forward") {
+    check_derivatives<MixedRates>(fx, field);
+  }
+  SECTION("a term without a transpose: the whole term in dual numbers, the same derivatives") {
+    using Untransposed =
+        ops::Fused<ops::Slot<solver::PressureForce<K>, 0, 1>, ops::Slot<Laminar, 1, 2>,
+                   ops::Slot<ops::Gradient<K, GradientScheme::Symmetric>, 0, 1>>;
+    static_assert(!ops::transposed_term_v<Untransposed>);
+    check_derivatives<Untransposed>(fx, field);
+  }
+}

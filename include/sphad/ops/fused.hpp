@@ -7,6 +7,7 @@
 #include <sphad/ad/dual_view.hpp>
 #include <sphad/kernels/support.hpp>
 #include <sphad/math/vec.hpp>
+#include <sphad/ops/detail/fused_pair_terms.hpp>
 #include <sphad/ops/detail/scalars.hpp>
 #include <sphad/pair/concept.hpp>
 #include <sphad/pair/pair.hpp>
@@ -17,9 +18,8 @@
 #include <utility>
 
 /// \file
-/// \brief `Fused`: several pair terms that share their kernel part Ĝ_ij evaluated in one pass
-/// over the pairs, as one operator of the public operator concept (`Slot`: which term reads
-/// which components of the one field).
+/// \brief `Fused`: several pair terms evaluated in one pass over the pairs, as one operator of
+/// the public operator concept (`Slot`: which term reads which components of the one field).
 
 namespace sphad::ops {
 
@@ -56,11 +56,7 @@ struct Slot {
 struct PackFields {
   template <class... X>
   SPHAD_HOST_DEVICE SPHAD_INLINE auto operator()(const X&... x) const {
-    using S = promote_all_t<scalar_of_t<X>...>;
-    Vec<S, (detail::scalar_count<X>() + ...)> out;
-    int at = 0;
-    ((detail::store_scalars(x, &out[at]), at += detail::scalar_count<X>()), ...);
-    return out;
+    return detail::concat_scalars(x...);
   }
 };
 
@@ -69,31 +65,19 @@ template <class First, class...>
 struct first_slot {
   using type = First;
 };
-} // namespace detail
 
-/// The pair terms `Slot<Op, Offset, Width>...` in one pass over the pairs:
-///   y_i = (Σ_j term_1(i, j), …, Σ_j term_n(i, j)),
-/// each term the operator's own combination of its slice of the pair's particle inputs with the
-/// one kernel part Ĝ_ij, which every term shares (each Op's kernel part is the corrected
-/// gradient; they share the kernel and support scheme). The field is the terms' fields side by
-/// side, a `Vec` (a record-map functor packs it); the output is every term's output flattened in
-/// slot order (`part<K, D>` reads term K's back). Each term's sums are the bits of its own call
-/// where the host's path takes its pairs in the same order. Forward and reverse mode
-/// differentiate it as any split operator: the reverse pass linearizes a pair's kernel once for
-/// all the terms.
+/// What both forms of a `Fused` operator share: the slots' kernel and support scheme, what they
+/// read, the fused field's and output's layout, and a slot's slice of a pair's particle inputs.
 template <class... Slots>
-struct Fused : KernelQuantity<KernelPart::corrected_gradient> {
+struct FusedSlots {
   static_assert(sizeof...(Slots) >= 1, "sphad::ops::Fused: fuse at least one term");
-  using First = typename detail::first_slot<Slots...>::type::op;
+  using First = typename first_slot<Slots...>::type::op;
   using kernel_type = typename First::kernel_type;
   static constexpr SupportScheme support = First::support;
   static_assert((std::is_same_v<typename Slots::op::kernel_type, kernel_type> && ...),
                 "sphad::ops::Fused: the fused terms share one kernel");
   static_assert(((Slots::op::support == support) && ...),
                 "sphad::ops::Fused: the fused terms share one support scheme");
-  static_assert(((kernel_part_v<typename Slots::op> == KernelPart::corrected_gradient) && ...),
-                "sphad::ops::Fused: every fused term's kernel part is the corrected gradient "
-                "(derives from KernelQuantity<KernelPart::corrected_gradient>)");
   template <int K>
   using slot_t = std::tuple_element_t<K, std::tuple<Slots...>>;
   template <int K, class E>
@@ -151,10 +135,48 @@ struct Fused : KernelQuantity<KernelPart::corrected_gradient> {
     return detail::load_scalars<part_t<K, D, T>>(&y[part_offset<K, D>()]);
   }
 
+  /// The pair's particle inputs with the slot's slice of the fused field.
+  template <class Slot, int D, class S, class F>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto slice_of(const ParticlePair<D, S, F>& p) {
+    using FK = decltype(Slot::take(p.f_i));
+    return ParticlePair<D, S, FK>{
+        p.i, p.j, p.m_j, p.rho_i, p.rho_j, p.volume_j, Slot::take(p.f_i), Slot::take(p.f_j)};
+  }
+  /// A slice's adjoint `bar` added into the fused adjoint `pbar`, its field where it was read.
+  template <class Slot, int D, class S, class F, class FK>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static void add_slice_adjoint(const ParticlePair<D, S, FK>& bar,
+                                                               ParticlePair<D, S, F>& pbar) {
+    pbar.m_j += bar.m_j;
+    pbar.rho_i += bar.rho_i;
+    pbar.rho_j += bar.rho_j;
+    pbar.volume_j += bar.volume_j;
+    if constexpr (Slot::width == 1) {
+      pbar.f_i[Slot::offset] += bar.f_i;
+      pbar.f_j[Slot::offset] += bar.f_j;
+    } else if constexpr (Slot::width > 1) {
+      for (int e = 0; e < Slot::width; ++e) {
+        pbar.f_i[Slot::offset + e] += bar.f_i[e];
+        pbar.f_j[Slot::offset + e] += bar.f_j[e];
+      }
+    }
+  }
+  /// Term K's part of a fused cotangent ȳ.
+  template <int K, int D, class T, class Y>
+  SPHAD_HOST_DEVICE SPHAD_INLINE static auto part_cotangent(const Y& ybar) {
+    return detail::load_scalars<part_t<K, D, T>>(&ybar[part_offset<K, D>()]);
+  }
+};
+
+/// Terms that all share the kernel part Ĝ_ij: one split operator, Ĝ_ij evaluated once per pair
+/// (on the host's SIMD blocks) and each term's combination with it.
+template <class... Slots>
+struct SharedGradientTerms : FusedSlots<Slots...>, KernelQuantity<KernelPart::corrected_gradient> {
+  using Base = FusedSlots<Slots...>;
   /// Each term's combination of its slice with Ĝ_ij, flattened in slot order.
   template <int D, class S, class F, class G>
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto combine(const ParticlePair<D, S, F>& p, const G& g) {
-    return PackFields{}(slot_term<Slots>(p, g)...);
+    return detail::concat_scalars(
+        ops::combine<typename Slots::op>(Base::template slice_of<Slots>(p), g)...);
   }
 
   /// Whether every term's combination is transposed by hand (`transposed_combine_v`): then so
@@ -190,42 +212,45 @@ private:
                                                           const Y& ybar,
                                                           ParticlePair<D, S, F>& pbar,
                                                           G& gbar) {
-    using Slot = slot_t<K>;
+    using Slot = typename Base::template slot_t<K>;
     using T = std::remove_cv_t<std::remove_reference_t<decltype(p.m_j)>>;
-    const auto slice = slice_of<Slot>(p);
+    const auto slice = Base::template slice_of<Slot>(p);
     auto bar = zero_adjoint(slice);
-    const auto ybar_k = detail::load_scalars<part_t<K, D, T>>(&ybar[part_offset<K, D>()]);
+    const auto ybar_k = Base::template part_cotangent<K, D, T>(ybar);
     const G gk = Slot::op::combine_adjoint(slice, g, ybar_k, bar);
     for (int a = 0; a < D; ++a) {
       gbar[a] += gk[a];
     }
-    pbar.m_j += bar.m_j;
-    pbar.rho_i += bar.rho_i;
-    pbar.rho_j += bar.rho_j;
-    pbar.volume_j += bar.volume_j;
-    if constexpr (Slot::width == 1) {
-      pbar.f_i[Slot::offset] += bar.f_i;
-      pbar.f_j[Slot::offset] += bar.f_j;
-    } else if constexpr (Slot::width > 1) {
-      for (int e = 0; e < Slot::width; ++e) {
-        pbar.f_i[Slot::offset + e] += bar.f_i[e];
-        pbar.f_j[Slot::offset + e] += bar.f_j[e];
-      }
-    }
+    Base::template add_slice_adjoint<Slot>(bar, pbar);
   }
+};
 
-  /// The slot's term of the pair: its operator's combination of its slice with Ĝ_ij.
-  template <class Slot, int D, class S, class F, class G>
-  SPHAD_HOST_DEVICE SPHAD_INLINE static auto slot_term(const ParticlePair<D, S, F>& p, const G& g) {
-    return ops::combine<typename Slot::op>(slice_of<Slot>(p), g);
-  }
-  /// The pair's particle inputs with the slot's slice of the fused field.
-  template <class Slot, int D, class S, class F>
-  SPHAD_HOST_DEVICE SPHAD_INLINE static auto slice_of(const ParticlePair<D, S, F>& p) {
-    using FK = decltype(Slot::take(p.f_i));
-    return ParticlePair<D, S, FK>{
-        p.i, p.j, p.m_j, p.rho_i, p.rho_j, p.volume_j, Slot::take(p.f_i), Slot::take(p.f_j)};
-  }
+/// Whether every slot's kernel part is Ĝ_ij (then the fused operator is split, Ĝ_ij shared).
+template <class... Slots>
+inline constexpr bool share_gradient_v =
+    ((kernel_part_v<typename Slots::op> == KernelPart::corrected_gradient) && ...);
+} // namespace detail
+
+/// The pair terms `Slot<Op, Offset, Width>...` in one pass over the pairs:
+///   y_i = (Σ_j term_1(i, j), …, Σ_j term_n(i, j)),
+/// each term its operator's own pair term on its slice of the pair's particle inputs. The field
+/// is the terms' fields side by side, a `Vec` (a record-map functor packs it); the output is
+/// every term's output flattened in slot order (`part<K, D>` reads term K's back). The terms
+/// share the kernel and support scheme. Each term's sums are the bits of its own call where the
+/// host's path takes its pairs in the same order. Forward and reverse mode differentiate it as
+/// any operator.
+/// - When every term's kernel part is Ĝ_ij (`KernelQuantity<KernelPart::corrected_gradient>`),
+///   the fused operator is split: Ĝ_ij once per pair for all the terms (on the host's SIMD
+///   blocks, combined lane by lane), and the reverse pass linearizes a pair's kernel once.
+/// - Otherwise (a gradient form, a kernel part of its own, a whole term among them) it is one
+///   whole term: each term's kernel part or term of the same pair, their common work (x_ij,
+///   W_ij, ∇W_ij) left to the compiler to share; on the host's SIMD blocks where every term can
+///   be (`FusedPairTerms`), and transposed by hand where every term is. On the host this form
+///   was not faster than separate calls (docs/fused.md).
+template <class... Slots>
+struct Fused : std::conditional_t<detail::share_gradient_v<Slots...>,
+                                  detail::SharedGradientTerms<Slots...>,
+                                  detail::FusedPairTerms<detail::FusedSlots<Slots...>, Slots...>> {
 };
 
 /// Term K's output (in D dimensions) of a `Fused` operator's output, as a record-map functor:

@@ -4,12 +4,14 @@
 
 #include <sphad/config.hpp>
 
+#include <sphad/ad/dual_view.hpp>
 #include <sphad/math/mat.hpp>
 #include <sphad/math/vec.hpp>
 
 /// \file
 /// \brief An element's scalars in a flat row: how many (`scalar_count`), written out
-/// (`store_scalars`) and read back (`load_scalars`), row-major and innermost last.
+/// (`store_scalars`), read back (`load_scalars`), row-major and innermost last, and several
+/// elements' side by side (`concat_scalars`).
 
 namespace sphad::ops::detail {
 
@@ -65,6 +67,17 @@ SPHAD_HOST_DEVICE SPHAD_INLINE X load_scalars(const T* in) {
   } else {
     return X(*in);
   }
+}
+
+/// Its arguments' scalars side by side as one `Vec` (scalars, vectors and matrices, row-major),
+/// in argument order, in the arguments' promoted scalar.
+template <class... X>
+SPHAD_HOST_DEVICE SPHAD_INLINE auto concat_scalars(const X&... x) {
+  using S = promote_all_t<scalar_of_t<X>...>;
+  Vec<S, (scalar_count<X>() + ...)> out;
+  int at = 0;
+  ((store_scalars(x, &out[at]), at += scalar_count<X>()), ...);
+  return out;
 }
 
 } // namespace sphad::ops::detail
