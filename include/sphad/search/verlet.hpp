@@ -69,12 +69,13 @@ struct Drift {
 };
 
 /// Scratch the list upkeep keeps between calls (`NeighborCache`): per-point drifts, wrapped
-/// positions, one reduction's result.
+/// positions, one reduction's result, the refilter's kept pairs at the Verlet list's offsets.
 template <int D, class T, class Exec>
 struct UpkeepScratch {
   Buffer<T, Exec> drift;
   Buffer<Vec<T, D>, Exec> query_wrapped, reference_wrapped;
   Buffer<T, Exec> sum;
+  Buffer<std::int32_t, Exec> kept;
   BuildScratch<D, T, Exec> build; ///< the rebuilds' grid and rows
 };
 
@@ -125,7 +126,9 @@ const Buffer<Vec<T, D>, Exec>& wrap_into(const Exec& exec,
   return wrapped;
 }
 
-/// Counts (with `neighbors` null) or writes the stored pairs within the exact radius now.
+/// Row i's stored pairs within the exact radius now, written at the row's Verlet offsets in
+/// `kept` (the pairs' order kept), their number in `counts[i]`: one distance test per stored
+/// pair.
 template <SupportScheme S, int D, class T>
 struct KeepWithin {
   PairPeriods<D, T> periods;
@@ -135,22 +138,35 @@ struct KeepWithin {
   const T* reference_supports;
   const std::int64_t* verlet_offsets;
   const std::int32_t* verlet_neighbors;
-  std::int64_t* offsets;   // counts in the first pass, offsets in the second
-  std::int32_t* neighbors; // null in the first pass
+  std::int64_t* counts;
+  std::int32_t* kept;
   SPHAD_HOST_DEVICE void operator()(std::int64_t i) const {
-    std::int64_t at = neighbors != nullptr ? offsets[i] : 0;
-    for (std::int64_t k = verlet_offsets[i]; k < verlet_offsets[i + 1]; ++k) {
+    const std::int64_t begin = verlet_offsets[i];
+    std::int64_t at = begin;
+    for (std::int64_t k = begin; k < verlet_offsets[i + 1]; ++k) {
       const std::int32_t j = verlet_neighbors[k];
-      if (is_neighbor_wrapped<S>(periods, query_positions[i], reference_positions[j],
-                                 query_supports[i], reference_supports[j], T(0))) {
-        if (neighbors != nullptr) {
-          neighbors[at] = j;
-        }
-        ++at;
-      }
+      kept[at] = j; // kept only when the test passes: the next pair overwrites it otherwise
+      at += is_neighbor_wrapped<S>(periods, query_positions[i], reference_positions[j],
+                                   query_supports[i], reference_supports[j], T(0))
+                ? 1
+                : 0;
     }
-    if (neighbors == nullptr) {
-      offsets[i] = at;
+    counts[i] = at - begin;
+  }
+};
+
+/// Row i's kept pairs moved from its Verlet offsets to the filtered list's offsets.
+struct CopyKept {
+  const std::int64_t* verlet_offsets;
+  const std::int64_t* offsets;
+  const std::int32_t* kept;
+  std::int32_t* neighbors;
+  SPHAD_HOST_DEVICE void operator()(std::int64_t i) const {
+    const std::int32_t* from = kept + verlet_offsets[i];
+    std::int32_t* to = neighbors + offsets[i];
+    const std::int64_t count = offsets[i + 1] - offsets[i];
+    for (std::int64_t k = 0; k < count; ++k) {
+      to[k] = from[k];
     }
   }
 };
@@ -276,12 +292,21 @@ NeighborList<Exec> filter_over(const Exec& exec,
   const auto& query_positions = wrap_into(exec, domain, queries, scratch.query_wrapped);
   const auto& reference_positions =
       one_set ? query_positions : wrap_into(exec, domain, references, scratch.reference_wrapped);
-  search::detail::KeepWithin<S, D, T> keep{
-      search::PairPeriods<D, T>(domain), query_positions.data(),     queries.supports.data(),
-      reference_positions.data(),        references.supports.data(), verlet.list.offsets.data(),
-      verlet.list.neighbors.data(),      list.offsets.data(),        nullptr};
+  // One distance test per stored pair: the kept pairs written at the Verlet list's offsets in
+  // scratch, counted per row; the counts' scan gives the list's offsets; then each row's kept
+  // pairs are moved there (a copy, no second test).
+  // (Room kept from call to call: grown, never shrunk, so a rebuild's list fits it again.)
+  if (scratch.kept.size() < verlet.list.num_pairs) {
+    scratch.kept = sphad::detail::recycle(exec, std::move(scratch.kept), verlet.list.num_pairs);
+  }
+  auto& kept = scratch.kept;
   exec::fill(exec, list.offsets.data() + nq, 1, std::int64_t(0));
-  exec::for_each_index(exec, nq, keep);
+  exec::for_each_index(exec, nq,
+                       search::detail::KeepWithin<S, D, T>{
+                           search::PairPeriods<D, T>(domain), query_positions.data(),
+                           queries.supports.data(), reference_positions.data(),
+                           references.supports.data(), verlet.list.offsets.data(),
+                           verlet.list.neighbors.data(), list.offsets.data(), kept.data()});
   exec::exclusive_scan(exec, list.offsets.data(), list.offsets.data(), nq + 1);
   // host sync: the total, to size the filtered list
   list.num_pairs = exec::value_to_host(exec, list.offsets.data() + nq);
@@ -292,8 +317,9 @@ NeighborList<Exec> filter_over(const Exec& exec,
     list.neighbors = sphad::detail::recycle(exec, std::move(list.neighbors),
                                             std::max(list.num_pairs, verlet.list.num_pairs));
   }
-  keep.neighbors = list.neighbors.data();
-  exec::for_each_index(exec, nq, keep);
+  exec::for_each_index(exec, nq,
+                       search::detail::CopyKept{verlet.list.offsets.data(), list.offsets.data(),
+                                                kept.data(), list.neighbors.data()});
   return list;
 }
 } // namespace search::detail
