@@ -34,7 +34,7 @@ namespace {
 using Host = exec::host;
 
 enum class Mode { plain, reverse };
-enum class Which { taylor_green, dam_break };
+enum class Which { taylor_green, dam_break, taylor_green_float };
 
 tgv::Setup tgv_setup(std::int64_t n) {
   tgv::Setup s;
@@ -88,11 +88,20 @@ struct Solver;
 template <>
 struct Solver<Which::taylor_green> {
   using Case = tgv::Case<Host>;
+  using scalar = double;
+  static tgv::Setup setup(std::int64_t n) { return tgv_setup(n); }
+};
+/// The Taylor–Green case in float32 (sphad's float column beside JAX-SPH's).
+template <>
+struct Solver<Which::taylor_green_float> {
+  using Case = tgv::Case<Host, float>;
+  using scalar = float;
   static tgv::Setup setup(std::int64_t n) { return tgv_setup(n); }
 };
 template <>
 struct Solver<Which::dam_break> {
   using Case = wall_flows::Case<Host>;
+  using scalar = double;
   static wall_flows::Setup setup(std::int64_t n) { return dam_setup(n); }
 };
 
@@ -134,7 +143,7 @@ enum class Term {
 /// Runs term `T` of the Taylor–Green rates on `tape` over the initial state.
 template <Term T, class TapeT, class S, class P>
 auto tgv_term(TapeT& tape,
-              const tgv::Constants& k,
+              const tgv::Constants<>& k,
               const NeighborList<Host>& list,
               const S& s,
               const P& params,
@@ -273,11 +282,12 @@ void sizes(benchmark::internal::Benchmark* b) {
   b->Arg(1024)->Arg(10'000)->Arg(100'000)->Unit(benchmark::kMillisecond);
 }
 
-/// L = ½ Σ m |v|² of a solver's state (either example's: velocities `v`).
+/// L = ½ Σ m |v|² of a solver's state (either example's: velocities `v`), in scalar T.
+template <class T>
 struct KineticEnergyLoss {
-  Span<const double> masses;
+  Span<const T> masses;
   template <class S, class P>
-  Variable<double> operator()(Tape<Host>& tape, const S& s, const P&) const {
+  Variable<T> operator()(Tape<Host>& tape, const S& s, const P&) const {
     return record_reduce(tape, s.x.size(), tgv::KineticEnergy{}, masses, s.v);
   }
 };
@@ -304,9 +314,10 @@ void BM_solver_rollout(benchmark::State& state) {
     if constexpr (R == Rollout::plain) {
       sim::rollout(c.exec, steps, c.state, c.params, step);
     } else {
-      const auto result = sim::rollout_gradient(c.exec, steps, c.state, c.params, step,
-                                                KineticEnergyLoss{{c.masses.data(), c.n}}, d_state,
-                                                d_params, {checkpoints});
+      const auto result = sim::rollout_gradient(
+          c.exec, steps, c.state, c.params, step,
+          KineticEnergyLoss<typename Solver<W>::scalar>{{c.masses.data(), c.n}}, d_state, d_params,
+          {checkpoints});
       benchmark::DoNotOptimize(result.loss.data());
     }
   }
@@ -325,6 +336,10 @@ void rollout_sizes(benchmark::internal::Benchmark* b) {
 }
 BENCHMARK_TEMPLATE(BM_solver_rollout, Which::taylor_green, Rollout::plain)->Apply(rollout_sizes);
 BENCHMARK_TEMPLATE(BM_solver_rollout, Which::taylor_green, Rollout::gradient)->Apply(rollout_sizes);
+BENCHMARK_TEMPLATE(BM_solver_rollout, Which::taylor_green_float, Rollout::plain)
+    ->Apply(rollout_sizes);
+BENCHMARK_TEMPLATE(BM_solver_rollout, Which::taylor_green_float, Rollout::gradient)
+    ->Apply(rollout_sizes);
 BENCHMARK_TEMPLATE(BM_solver_rollout, Which::dam_break, Rollout::plain)->Apply(rollout_sizes);
 BENCHMARK_TEMPLATE(BM_solver_rollout, Which::dam_break, Rollout::gradient)->Apply(rollout_sizes);
 

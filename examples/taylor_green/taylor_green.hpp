@@ -25,7 +25,10 @@
 namespace tgv {
 
 using namespace sphad;
-using V2 = Vec<double, 2>;
+/// The case runs in scalar T (double by default; float too: the sphad float32 rollouts).
+template <class T>
+using Vec2 = Vec<T, 2>;
+using V2 = Vec2<double>;
 using M2 = Mat<double, 2, 2>;
 using Kernel = kernels::Wendland4; // support h = 3Δx; papers' length ℓ = h/2
 constexpr int kappa = 2;
@@ -34,29 +37,38 @@ constexpr int kappa = 2;
 using Viscous = solver::LaminarViscosity<Kernel, kappa, SupportScheme::Gather, std::ratio<0>>;
 constexpr double two_pi = 2 * pi_v<double>;
 
-/// The flow's state: positions, velocities, densities, and the positions the Verlet list was
-/// built from.
-template <class Kind>
-struct Fluid {
-  sim::Array<Kind, V2> x, v;
-  sim::Array<Kind, double> rho;
-  sim::Array<Kind, V2> x_ref;
-  template <class Self>
-  static constexpr auto fields(Self& s) {
-    return std::tie(s.x, s.v, s.rho, s.x_ref);
-  }
-};
+/// The state and parameter types in scalar T (each a template over its arrays' kind alone, as
+/// the rollouts take them).
+template <class T>
+struct In {
+  /// The flow's state: positions, velocities, densities, and the positions the Verlet list was
+  /// built from.
+  template <class Kind>
+  struct Fluid {
+    sim::Array<Kind, Vec2<T>> x, v;
+    sim::Array<Kind, T> rho;
+    sim::Array<Kind, Vec2<T>> x_ref;
+    template <class Self>
+    static constexpr auto fields(Self& s) {
+      return std::tie(s.x, s.v, s.rho, s.x_ref);
+    }
+  };
 
-/// The differentiated parameter: the kinematic viscosity, one value per particle (all equal; its
-/// gradient is the sum of theirs).
-template <class Kind>
-struct Viscosity {
-  sim::Array<Kind, double> nu;
-  template <class Self>
-  static constexpr auto fields(Self& s) {
-    return std::tie(s.nu);
-  }
+  /// The differentiated parameter: the kinematic viscosity, one value per particle (all equal;
+  /// its gradient is the sum of theirs).
+  template <class Kind>
+  struct Viscosity {
+    sim::Array<Kind, T> nu;
+    template <class Self>
+    static constexpr auto fields(Self& s) {
+      return std::tie(s.nu);
+    }
+  };
 };
+template <class Kind>
+using Fluid = In<double>::Fluid<Kind>;
+template <class Kind>
+using Viscosity = In<double>::Viscosity<Kind>;
 
 /// The case's numbers.
 struct Setup {
@@ -87,45 +99,50 @@ struct Setup {
 };
 
 /// Particle data on the host.
+template <class T = double>
 struct Initial {
-  std::vector<V2> x, v;
-  std::vector<double> rho, m, h;
+  std::vector<Vec2<T>> x, v;
+  std::vector<T> rho, m, h;
   std::vector<std::int32_t> kinds;
-  std::vector<V2> clumping; ///< (Δx, R) for the anti-clumping term
+  std::vector<Vec2<T>> clumping; ///< (Δx, R) for the anti-clumping term
 };
 
-/// The lattice start: analytic velocities, densities ρ(p_exact), masses ρ Δx².
-inline Initial initial(const Setup& s) {
-  Initial out;
+/// The lattice start: analytic velocities, densities ρ(p_exact), masses ρ Δx² (computed in
+/// double, stored in T).
+template <class T = double>
+Initial<T> initial(const Setup& s) {
+  Initial<T> out;
   const double dx = s.dx();
   solver::LinearEOS<> eos;
   eos.c0 = s.c0;
   for (int j = 0; j < s.side; ++j) {
     for (int i = 0; i < s.side; ++i) {
       const double x = (i + 0.5) * dx, y = (j + 0.5) * dx;
-      out.x.push_back({x, y});
-      out.v.push_back({-std::cos(two_pi * x) * std::sin(two_pi * y),
-                       std::sin(two_pi * x) * std::cos(two_pi * y)});
+      out.x.push_back({T(x), T(y)});
+      out.v.push_back({T(-std::cos(two_pi * x) * std::sin(two_pi * y)),
+                       T(std::sin(two_pi * x) * std::cos(two_pi * y))});
       const double p = -0.25 * (std::cos(2 * two_pi * x) + std::cos(2 * two_pi * y));
-      out.rho.push_back(eos.density(p));
-      out.m.push_back(out.rho.back() * dx * dx);
-      out.h.push_back(s.h_over_dx * dx);
+      const double rho = eos.density(p);
+      out.rho.push_back(T(rho));
+      out.m.push_back(T(rho * dx * dx));
+      out.h.push_back(T(s.h_over_dx * dx));
       out.kinds.push_back(0);
-      out.clumping.push_back({dx, s.clumping});
+      out.clumping.push_back({T(dx), T(s.clumping)});
     }
   }
   return out;
 }
 
 /// What a step holds fixed, in the execution space's memory.
+template <class T = double>
 struct Constants {
-  Span<const double> supports, masses;
+  Span<const T> supports, masses;
   Span<const std::int32_t> kinds;
-  Span<const V2> clumping;
-  Domain<2, double> domain{{0, 0}, {1, 1}, {true, true}};
-  double dt = 0;
-  solver::LinearEOS<> eos;           ///< p = c₀² (ρ − ρ₀)
-  solver::FickianShift<> shifting{}; ///< the shifting velocity (its Δt 1: a velocity)
+  Span<const Vec2<T>> clumping;
+  Domain<2, T> domain{{0, 0}, {1, 1}, {true, true}};
+  T dt = 0;
+  solver::LinearEOS<T> eos;           ///< p = c₀² (ρ − ρ₀)
+  solver::FickianShift<T> shifting{}; ///< the shifting velocity (its Δt 1: a velocity)
 };
 
 /// a = a_p + ν a_ν + G s (G = ∇u: the velocity carried along the shift s).
@@ -171,15 +188,15 @@ auto shared_gradient_rates(T& tape, const Pairs& pairs, const P& p, const U& v, 
 /// acceleration, the density rate, nothing for x_ref. Written once over the tape type: recorded
 /// on a `Tape`, evaluated only on a `PlainTape` (a plain rollout's advances); the four terms
 /// that share Ĝ_ij fused on both (`shared_gradient_rates`).
-template <class Exec, class ParamKind>
+template <class Exec, class Params, class T = double>
 struct Rates {
-  const Constants& k;
+  const Constants<T>& k;
   const NeighborList<Exec>& list;
-  const Viscosity<ParamKind>& params;
-  template <class T, class Kind>
-  Fluid<sim::Tracked> operator()(T& tape, const Fluid<Kind>& s) const {
+  const Params& params;
+  template <class TapeT, class State>
+  typename In<T>::template Fluid<sim::Tracked> operator()(TapeT& tape, const State& s) const {
     const std::int64_t n = s.x.size();
-    const ParticleSet<2, double> plain{primal_view(s.x), k.supports, k.masses, k.kinds};
+    const ParticleSet<2, T> plain{primal_view(s.x), k.supports, k.masses, k.kinds};
     const auto set = plain.with_positions(s.x).with_densities(s.rho);
     const auto pairs = ops::pairs(set, k.domain, list); // every term below sums over these
     const auto p = record_map(tape, n, k.eos, s.rho);
@@ -188,27 +205,25 @@ struct Rates {
     const auto grad_c = record<solver::AntiClumpingGradient<Kernel>>(tape, pairs, k.clumping);
     const auto shift = record_map(tape, n, k.shifting, grad_c, s.v);
     return {shift, record_map(tape, n, Acceleration{}, a_p, a_nu, params.nu, grad_v, shift),
-            record_map(tape, n, DensityRate{}, drho, grad_rho, shift), Variable<V2>()};
+            record_map(tape, n, DensityRate{}, drho, grad_rho, shift), Variable<Vec2<T>>()};
   }
 };
 
 /// One step, the list kept as in `NeighborCache::update_from` (the predictor–corrector's
 /// second rate evaluation, at the midpoint, uses the same list: pairs entering the support
 /// within half a step are left out there).
-template <class Exec>
+template <class Exec, class T = double>
 struct Step {
-  Constants k;
-  std::shared_ptr<NeighborCache<SupportScheme::Gather, 2, double, Exec>> cache;
+  Constants<T> k;
+  std::shared_ptr<NeighborCache<SupportScheme::Gather, 2, T, Exec>> cache;
 
-  template <class T, class Kind, class ParamKind>
-  Fluid<sim::Tracked> operator()(T& tape,
-                                 const Fluid<Kind>& s,
-                                 const Viscosity<ParamKind>& params,
-                                 std::int64_t) const {
-    const SearchPoints<2, double> points{primal_view(s.x), k.supports};
+  template <class TapeT, class State, class Params>
+  typename In<T>::template Fluid<sim::Tracked>
+  operator()(TapeT& tape, const State& s, const Params& params, std::int64_t) const {
+    const SearchPoints<2, T> points{primal_view(s.x), k.supports};
     const auto& list = cache->update_from(tape.exec(), points, primal_view(s.x_ref), k.domain);
     const bool rebuilt = cache->last() == NeighborUpdate::rebuilt;
-    auto next = solver::predictor_corrector(tape, s, k.dt, Rates<Exec, ParamKind>{k, list, params});
+    auto next = solver::predictor_corrector(tape, s, k.dt, Rates<Exec, Params, T>{k, list, params});
     next.x_ref = record_map(tape, s.x.size(), sim::Identity{}, rebuilt ? s.x : s.x_ref);
     return next;
   }
@@ -218,71 +233,73 @@ struct Step {
 struct KineticEnergy {
   template <class M, class V>
   SPHAD_HOST_DEVICE auto operator()(const M& m, const V& v) const {
-    return 0.5 * m * (v[0] * v[0] + v[1] * v[1]);
+    return m * (v[0] * v[0] + v[1] * v[1]) / 2; // in m's and v's scalar (float or double)
   }
 };
 
 /// L = E(s_T) = ½ Σ m |v|².
-template <class Exec>
+template <class Exec, class T = double>
 struct FinalEnergy {
-  Span<const double> masses;
-  template <class ParamKind>
-  Variable<double>
-  operator()(Tape<Exec>& tape, const Fluid<sim::Tracked>& s, const Viscosity<ParamKind>&) const {
+  Span<const T> masses;
+  template <class Params>
+  Variable<T> operator()(Tape<Exec>& tape,
+                         const typename In<T>::template Fluid<sim::Tracked>& s,
+                         const Params&) const {
     return record_reduce(tape, s.x.size(), KineticEnergy{}, masses, s.v);
   }
 };
 
 /// Everything a run holds: the fixed particle data, the state, the parameter and the step, with
-/// Δt chosen so that `steps` steps end at `t_end`.
-template <class Exec>
+/// Δt chosen so that `steps` steps end at `t_end`; in scalar T.
+template <class Exec, class T = double>
 struct Case {
   Setup setup;
   Exec exec;
-  Initial start = initial(setup);
-  Buffer<double, Exec> masses = sphad::exec::to_buffer(exec, start.m),
-                       supports = sphad::exec::to_buffer(exec, start.h);
+  Initial<T> start = initial<T>(setup);
+  Buffer<T, Exec> masses = sphad::exec::to_buffer(exec, start.m),
+                  supports = sphad::exec::to_buffer(exec, start.h);
   Buffer<std::int32_t, Exec> kinds = sphad::exec::to_buffer(exec, start.kinds);
-  Buffer<V2, Exec> clumping = sphad::exec::to_buffer(exec, start.clumping);
+  Buffer<Vec2<T>, Exec> clumping = sphad::exec::to_buffer(exec, start.clumping);
   std::int64_t n = masses.size();
-  Fluid<sim::Stored<Exec>> state{
+  typename In<T>::template Fluid<sim::Stored<Exec>> state{
       sphad::exec::to_buffer(exec, start.x), sphad::exec::to_buffer(exec, start.v),
       sphad::exec::to_buffer(exec, start.rho), sphad::exec::to_buffer(exec, start.x)};
-  Viscosity<sim::Stored<Exec>> params{
-      sphad::exec::to_buffer(exec, std::vector<double>(n, setup.nu()))};
+  typename In<T>::template Viscosity<sim::Stored<Exec>> params{
+      sphad::exec::to_buffer(exec, std::vector<T>(n, T(setup.nu())))};
 
   /// The step for a time step dt.
-  Step<Exec> step(double dt) const {
-    Constants k;
+  Step<Exec, T> step(double dt) const {
+    Constants<T> k;
     k.supports = {supports.data(), n};
     k.masses = {masses.data(), n};
     k.kinds = {kinds.data(), n};
     k.clumping = {clumping.data(), n};
-    k.dt = dt;
-    k.eos.c0 = setup.c0;
-    k.shifting.coefficient = setup.shift;
-    k.shifting.length = setup.length();
-    k.shifting.dt = 1.0;
-    k.shifting.cap = 0.1 * setup.dx() / dt; // DualSPHysics' 0.1Δx per step, as a velocity
-    k.shifting.speed = 1.0;                 // U: shifting where the flow stagnates too
-    return {k, std::make_shared<NeighborCache<SupportScheme::Gather, 2, double, Exec>>(0.5 *
-                                                                                       setup.dx())};
+    k.dt = T(dt);
+    k.eos.c0 = T(setup.c0);
+    k.shifting.coefficient = T(setup.shift);
+    k.shifting.length = T(setup.length());
+    k.shifting.dt = T(1);
+    k.shifting.cap = T(0.1 * setup.dx() / dt); // DualSPHysics' 0.1Δx per step, as a velocity
+    k.shifting.speed = T(1);                   // U: shifting where the flow stagnates too
+    return {
+        k, std::make_shared<NeighborCache<SupportScheme::Gather, 2, T, Exec>>(T(0.5 * setup.dx()))};
   }
   /// E = ½ Σ m |v|² now.
   double energy() const;
 };
 
 /// E = ½ Σ m |v|² of a state's velocities (read back to the host).
-template <class Exec>
-double kinetic_energy(const Exec& exec, Span<const double> masses, Span<const V2> v) {
+template <class Exec, class T>
+double kinetic_energy(const Exec& exec, Span<const T> masses, Span<const Vec2<T>> v) {
   Tape<Exec> tape(exec);
   const auto e = record_reduce(tape, v.size(), KineticEnergy{}, masses, v);
-  return exec::to_host(exec, e.data(), 1)[0]; // host sync: a reported number
+  return double(exec::to_host(exec, e.data(), 1)[0]); // host sync: a reported number
 }
 
-template <class Exec>
-double Case<Exec>::energy() const {
-  return kinetic_energy(exec, {masses.data(), n}, {state.v.data(), n});
+template <class Exec, class T>
+double Case<Exec, T>::energy() const {
+  return kinetic_energy(exec, Span<const T>{masses.data(), n},
+                        Span<const Vec2<T>>{state.v.data(), n});
 }
 
 } // namespace tgv

@@ -10,6 +10,7 @@
 #include <sphad/errors.hpp>
 #include <sphad/exec/buffer.hpp>
 #include <sphad/exec/copy.hpp>
+#include <sphad/exec/host.hpp>
 #include <sphad/sim/detail/schedule.hpp>
 #include <sphad/sim/state.hpp>
 
@@ -48,6 +49,26 @@ struct RolloutResult {
 };
 
 namespace detail {
+template <class V>
+inline constexpr bool is_float_or_double_variable =
+    std::is_same_v<V, Variable<double>> || std::is_same_v<V, Variable<float>>;
+
+/// One loss value widened to double (on the device where the space is one).
+template <class T>
+struct WidenOne {
+  const T* from;
+  double* to;
+  SPHAD_HOST_DEVICE void operator()(std::int64_t) const { *to = double(*from); }
+};
+/// Copies the loss L (a float or a double) into the result's double, in the space's memory.
+template <class Exec, class T>
+void copy_loss(const Exec& exec, const T* from, double* to) {
+  if constexpr (std::is_same_v<T, double>) {
+    exec::copy(exec, from, to, 1);
+  } else {
+    exec::for_each_index(exec, 1, WidenOne<T>{from, to});
+  }
+}
 
 /// Throws naming `step` of `function` when step k returned an array that is an empty
 /// `Variable`, or an output of a tape other than its own `tape` or of one that was cleared.
@@ -148,7 +169,10 @@ struct Rollout {
     const State<Tracked> out = step(tape, in, theta, k);
     require_step_output(tape, out, k, "sim::rollout_gradient");
     if (k == steps - 1) {
-      const Variable<double> l = loss(tape, out, theta);
+      const auto l = loss(tape, out, theta);
+      static_assert(is_float_or_double_variable<std::decay_t<decltype(l)>>,
+                    "sim::rollout_gradient: the loss returns a Variable<double> or "
+                    "Variable<float> of one element");
       SPHAD_REQUIRE(l.state != nullptr, "sim::rollout_gradient", "loss",
                     "returned an empty Variable (default-constructed: it tracks no array); "
                     "record the loss on the tape it is given");
@@ -159,7 +183,7 @@ struct Rollout {
       SPHAD_REQUIRE(
           l.size() == 1, "sim::rollout_gradient", "loss",
           sphad::detail::concat("returned ", l.size(), " elements; a loss is one scalar"));
-      exec::copy(exec, l.data(), result.loss.data(), 1);
+      copy_loss(exec, l.data(), result.loss.data());
       tape.backward(l);
     } else {
       std::apply(
@@ -292,7 +316,8 @@ void rollout(const Exec& exec,
 /// `State<Views>` and `Params<Views>` (advances: nothing is recorded; on a `PlainTape` of the
 /// rollout's when the step is written over its tape type, as `rollout` says) and recorded on
 /// `State<Tracked>` and `Params<Tracked>` (one fresh tape per step). `loss(tape, s_T, theta)`
-/// returns a `Variable<double>` of one element, recorded on the last step's tape. Decisions a
+/// returns a `Variable<double>` (or, for a float state, `Variable<float>`) of one element,
+/// recorded on the last step's tape; `RolloutResult::loss` holds it as a double. Decisions a
 /// step takes from its input (a neighbour-list rebuild) repeat exactly on recomputation,
 /// because the recomputed states are the same bits.
 ///

@@ -4,6 +4,7 @@
 
 #include <sphad/config.hpp>
 
+#include <sphad/ad/dual_view.hpp>
 #include <sphad/ad/plain_tape.hpp>
 #include <sphad/ad/tape.hpp>
 #include <sphad/errors.hpp>
@@ -24,12 +25,17 @@
 namespace sphad::solver {
 
 namespace detail {
+/// Coefficient a in the primal scalar of element Y (a float state stays float).
+template <class Y>
+SPHAD_HOST_DEVICE SPHAD_INLINE auto coefficient(double a) {
+  return primal_t<scalar_of_t<Y>>(a);
+}
 /// y + a r, for any element (scalars, `Vec`s) and mixed scalar types.
 struct Axpy {
   double a;
   template <class Y, class R>
   SPHAD_HOST_DEVICE auto operator()(const Y& y, const R& r) const {
-    return y + r * a;
+    return y + r * coefficient<Y>(a);
   }
 };
 /// y + a (r + w): positions drifting with the new velocity plus an extra rate.
@@ -37,7 +43,7 @@ struct Axpy2 {
   double a;
   template <class Y, class R, class W>
   SPHAD_HOST_DEVICE auto operator()(const Y& y, const R& r, const W& w) const {
-    return y + (r + w) * a;
+    return y + (r + w) * coefficient<Y>(a);
   }
 };
 /// A copy: a field without a rate is carried on unchanged, as a new array.
@@ -109,11 +115,11 @@ struct Trapezoid {
   double a, b;
   template <class X, class V, class W>
   SPHAD_HOST_DEVICE auto operator()(const X& x, const V& v_old, const W& v_new) const {
-    return x + (v_old + v_new) * a;
+    return x + (v_old + v_new) * coefficient<X>(a);
   }
   template <class X, class V, class W, class R>
   SPHAD_HOST_DEVICE auto operator()(const X& x, const V& v_old, const W& v_new, const R& r) const {
-    return x + (v_old + v_new) * a + r * b;
+    return x + (v_old + v_new) * coefficient<X>(a) + r * coefficient<X>(b);
   }
 };
 } // namespace detail
