@@ -222,7 +222,15 @@ void BM_term(benchmark::State& state) {
 }
 
 /// The dam-break rate evaluation's terms, each from the state's arrays (the maps it needs first).
-enum class DamTerm { wall_sums, pressure, artificial_viscosity, continuity, diffusion };
+enum class DamTerm {
+  wall_sums,
+  pressure,
+  artificial_viscosity,
+  continuity,
+  diffusion,
+  fused,    ///< pressure and continuity fused (`ops::Fused`, Ĝ shared), as the example runs them
+  fused_av, ///< pressure, continuity and artificial viscosity as one whole fused term
+};
 
 /// Runs term `T` of the dam-break rates on `tape` over the initial state.
 template <DamTerm T, class TapeT, class S>
@@ -248,6 +256,18 @@ auto dam_term(TapeT& tape,
         record_map(tape, n, solver::Of<solver::StateMap::sound_speed, solver::Tait<>>{eos}, s.rho);
     return record<solver::ArtificialViscosity<Kernel, kappa>>(
         tape, pairs, record_map(tape, n, solver::PackVelocitySoundSpeed{}, s.v, sound));
+  } else if constexpr (T == DamTerm::fused) {
+    return record<PressureAndContinuity>(
+        tape, pairs, record_map(tape, n, ops::PackFields{}, record_map(tape, n, eos, s.rho), s.v));
+  } else if constexpr (T == DamTerm::fused_av) {
+    const auto sound =
+        record_map(tape, n, solver::Of<solver::StateMap::sound_speed, solver::Tait<>>{eos}, s.rho);
+    using All = ops::Fused<ops::Slot<solver::PressureForce<Kernel>, 0, 1>,
+                           ops::Slot<solver::ContinuityRate<Kernel>, 1, 2>,
+                           ops::Slot<solver::ArtificialViscosity<Kernel, kappa>, 3, 3>>;
+    return record<All>(
+        tape, pairs,
+        record_map(tape, n, ops::PackFields{}, record_map(tape, n, eos, s.rho), s.v, s.v, sound));
   } else if constexpr (T == DamTerm::continuity) {
     return record<solver::ContinuityRate<Kernel>>(tape, pairs, s.v);
   } else {
@@ -365,3 +385,5 @@ SPHAD_DAM_TERM_BENCH(pressure);
 SPHAD_DAM_TERM_BENCH(artificial_viscosity);
 SPHAD_DAM_TERM_BENCH(continuity);
 SPHAD_DAM_TERM_BENCH(diffusion);
+SPHAD_DAM_TERM_BENCH(fused);
+SPHAD_DAM_TERM_BENCH(fused_av);
