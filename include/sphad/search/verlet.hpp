@@ -295,9 +295,12 @@ NeighborList<Exec> filter_over(const Exec& exec,
   // One distance test per stored pair: the kept pairs written at the Verlet list's offsets in
   // scratch, counted per row; the counts' scan gives the list's offsets; then each row's kept
   // pairs are moved there (a copy, no second test).
-  // (Room kept from call to call: grown, never shrunk, so a rebuild's list fits it again.)
+  // (Room kept from call to call: as much as the Verlet list's own array holds, which a rebuild
+  // grows with room to spare; never shrunk, so the lists until the next growth fit it.)
   if (scratch.kept.size() < verlet.list.num_pairs) {
-    scratch.kept = sphad::detail::recycle(exec, std::move(scratch.kept), verlet.list.num_pairs);
+    scratch.kept = sphad::detail::recycle(
+        exec, std::move(scratch.kept),
+        std::max(verlet.list.num_pairs, std::int64_t(verlet.list.neighbors.size())));
   }
   auto& kept = scratch.kept;
   exec::fill(exec, list.offsets.data() + nq, 1, std::int64_t(0));
