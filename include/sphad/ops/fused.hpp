@@ -160,11 +160,6 @@ struct FusedSlots {
       }
     }
   }
-  /// Term K's part of a fused cotangent ȳ.
-  template <int K, int D, class T, class Y>
-  SPHAD_HOST_DEVICE SPHAD_INLINE static auto part_cotangent(const Y& ybar) {
-    return detail::load_scalars<part_t<K, D, T>>(&ybar[part_offset<K, D>()]);
-  }
 };
 
 /// Terms that all share the kernel part Ĝ_ij: one split operator, Ĝ_ij evaluated once per pair
@@ -213,10 +208,9 @@ private:
                                                           ParticlePair<D, S, F>& pbar,
                                                           G& gbar) {
     using Slot = typename Base::template slot_t<K>;
-    using T = std::remove_cv_t<std::remove_reference_t<decltype(p.m_j)>>;
     const auto slice = Base::template slice_of<Slot>(p);
     auto bar = zero_adjoint(slice);
-    const auto ybar_k = Base::template part_cotangent<K, D, T>(ybar);
+    const auto ybar_k = Base::template part<K, D>(ybar); // term K's part of ȳ
     const G gk = Slot::op::combine_adjoint(slice, g, ybar_k, bar);
     for (int a = 0; a < D; ++a) {
       gbar[a] += gk[a];

@@ -4,11 +4,13 @@
 
 #include <sphad/config.hpp>
 
+#include <sphad/ad/lanewise.hpp>
 #include <sphad/kernels/kernel_traits.hpp>
 #include <sphad/kernels/support.hpp>
 #include <sphad/math/vec.hpp>
 #include <sphad/pair/pair.hpp>
 
+#include <cmath>
 #include <type_traits>
 
 /// \file
@@ -90,6 +92,19 @@ gradient_form_linearization(const Vec<T, D>& x, const T& r, const T& h_ij, const
       value_of(r) > std::decay_t<decltype(value_of(r))>(0),
       [&]() SPHAD_LAMBDA_INLINE { return Op::form_linearization(x, r, h_ij, g); },
       FormLinearization<T, D>{});
+}
+
+/// The gradient form of operator Op at Ĝ = g, pair vector x and pair support h, with r = |x| from
+/// r² and exactly 0 (value and tangents) where r = 0: the guard of the host's SIMD paths, a lane
+/// select (one pair's `kernel_part` branches instead).
+template <class Op, class T, int D>
+SPHAD_HOST_DEVICE SPHAD_INLINE T guarded_gradient_form(const Vec<T, D>& g,
+                                                       const Vec<T, D>& x,
+                                                       const T& h) {
+  using std::sqrt;
+  const T r2 = dot(x, x);
+  return cut(value_of(r2) > std::decay_t<decltype(value_of(r2))>(0),
+             T(Op::gradient_form(g, x, sqrt(r2), h)));
 }
 
 /// The kernel part of an operator that is the kernel quantity `Part`: derive from it instead of

@@ -282,9 +282,7 @@ struct BlockRow {
   SPHAD_INLINE PairVector gradient_form(const Block& b,
                                         const Vec<PairVector, D>& x,
                                         const Vec<PairVector, D>& grad) const {
-    const PairVector r2 = dot(x, x);
-    const PairVector form = Op::gradient_form(grad, x, sqrt(r2), PairVector(pair_supports(b)));
-    return cut(value_of(r2) > P(V(0)), form);
+    return ops::guarded_gradient_form<Op>(grad, x, PairVector(pair_supports(b)));
   }
 
   /// h_ij of every lane, as `Pair::support` gives it.

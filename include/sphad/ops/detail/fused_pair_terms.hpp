@@ -124,17 +124,16 @@ private:
         p.factor};
   }
 
-  /// Op's kernel part of the pair; a gradient form on packs as the host's blocks form it (r from
-  /// r², the form cut to 0 where r = 0: its one-pair guard is a branch).
+  /// Op's kernel part of the pair; a gradient form on packs as the host's blocks form it
+  /// (`guarded_gradient_form`: its one-pair guard is a branch).
   template <class Op, class P>
   SPHAD_HOST_DEVICE SPHAD_INLINE static auto kernel_part_of(const P& p) {
     using T = typename P::scalar;
     if constexpr (kernel_part_v<Op> == KernelPart::gradient_form && is_pack_v<T>) {
       constexpr int D = P::dim;
-      const auto x = sphad::detail::convert_scalars<Vec<T, D>>(p.x_ij);
-      const auto g = sphad::detail::convert_scalars<Vec<T, D>>(p.corrected_gradient());
-      const T r2 = dot(x, x);
-      return T(cut(r2 > T(0), T(Op::gradient_form(g, x, sqrt(r2), T(p.support())))));
+      return guarded_gradient_form<Op>(
+          sphad::detail::convert_scalars<Vec<T, D>>(p.corrected_gradient()),
+          sphad::detail::convert_scalars<Vec<T, D>>(p.x_ij), T(p.support()));
     } else {
       return Op::kernel_part(p);
     }
@@ -168,7 +167,7 @@ private:
     using T = typename P::scalar;
     constexpr int D = P::dim;
     const auto slice = Common::template slice_of<Slot>(p.particles());
-    const auto ybar_k = Common::template part_cotangent<K, D, T>(ybar);
+    const auto ybar_k = Common::template part<K, D>(ybar);
     auto bar = zero_adjoint(slice);
     if constexpr (!splits_term_v<Op>) {
       bars.x += Op::term_adjoint(slice_pair<Slot>(p), ybar_k, bar);
