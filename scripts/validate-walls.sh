@@ -5,16 +5,20 @@
 #    per resolution as CSV, profile.svg, bottom_pressure.svg);
 #  - dam_break/: the dam break to T = 3.4 with 20, 40, 80, 160 particles across the column
 #    (front per resolution as CSV, front.svg against Martin & Moyce with the declared offset and
-#    Koshizuka & Oka, thinned snapshots).
-# About half an hour on the 2-core machine (the 160-across run about 21 minutes). Builds the
-# examples in build/host first.
+#    Koshizuka & Oka, thinned snapshots), and the Buchner dam break with 20, 40, 80 particles
+#    per H to t sqrt(g/H) = 6 (P1 per resolution as CSV, p1.svg against Buchner and Marrone et
+#    al.).
+# About 50 minutes on the 2-core machine (the 160-across front run about 24 minutes, the P1 run
+# at 80 per H about 12). Builds the examples in build/host first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake --preset host > /dev/null
-ninja -C build/host hydrostatic_tank dam_break > /dev/null
+ninja -C build/host hydrostatic_tank dam_break dam_break_pressure > /dev/null
 tank=docs/validation/hydrostatic_tank
 dam=docs/validation/dam_break
 mkdir -p "$tank" "$dam"
 ./build/host/examples/hydrostatic_tank --tolerance 0 --out "$tank" 0.05 0.025 0.0125 |
   tee "$tank/run.txt"
 ./build/host/examples/dam_break --tolerance 0 --out "$dam" 20 40 80 160 | tee "$dam/run.txt"
+./build/host/examples/dam_break_pressure --tolerance 0 --out "$dam" 20 40 80 |
+  tee "$dam/pressure_run.txt"

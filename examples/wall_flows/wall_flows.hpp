@@ -5,7 +5,8 @@
 // The state is (x, u, ρ, x_ref) of every particle; one step is the symplectic
 // predictor–corrector over the rates
 //   u̇ = PressureForce(p) [fluid ← all] + α ArtificialViscosity [fluid ← fluid] + g,
-//   ρ̇ = ContinuityRate(u) [fluid ← all] + δℓc₀ DensityDiffusion [fluid ← fluid],
+//   ρ̇ = ContinuityRate(u) [fluid ← all] + δℓc₀ DensityDiffusion [fluid ← fluid]
+//   (Molteni & Colagrossi's, or with `Setup::antuono` Antuono et al.'s renormalized correction),
 // with p = Tait(ρ) on the fluid and, on the walls, Adami's extrapolation
 //   p_w = [Σ_f p_f W + g·Σ_f ρ_f r_wf W] / Σ_f W,  ρ_w = Tait⁻¹(p_w),
 // recomputed at every rate evaluation. Free-slip walls: the viscous term skips them; no-slip
@@ -72,6 +73,7 @@ struct Setup {
   bool clamp_walls = false;                ///< floor the walls' pressure at 0
   bool no_slip = false;                    ///< viscous term against the walls (Adami no-slip)
   bool hydrostatic = false; ///< start the fluid at ρ(p = ρ₀g(H − y)) instead of ρ₀
+  bool antuono = false;     ///< δ-SPH with Antuono's correction (else Molteni & Colagrossi's)
 
   double length() const { return h_over_dx * dx / kappa; }
   int layers() const { return int(std::ceil(h_over_dx - 1e-9)); }
@@ -118,6 +120,29 @@ inline Setup dam_break(int across) {
   s.delta = 0.1;
   s.clamp_walls = true;
   s.no_slip = true;
+  return s;
+}
+
+/// The dam break of Colagrossi & Landrini (2003) and Marrone et al. (2011), in the geometry of
+/// Buchner's (2002) experiment: a column H = 0.6 high and 2H wide in the corner of a tank
+/// 5.366H long (rounded down to whole spacings) and 3H high, g = 9.81, ρ₀ = 1000, γ = 7,
+/// c₀ = 20 sqrt(gH) (Marrone et al.'s cheaper choice, which they found to match 40 sqrt(gH)),
+/// α = 0.02, δ-SPH with Antuono's correction and δ = 0.1 (Marrone et al.'s scheme), free-slip
+/// walls whose pressure is not floored; `per_height` particles across H.
+inline Setup marrone_dam_break(int per_height) {
+  constexpr double height = 0.6;
+  Setup s;
+  s.dx = height / per_height;
+  s.fluid_upper = {2 * height, height};
+  s.tank_upper = {std::floor(5.366 * per_height + 1e-9) * s.dx, 3 * height};
+  s.g = 9.81;
+  s.rho0 = 1000;
+  s.max_speed = std::sqrt(2 * s.g * height);
+  s.c0 = 20 * std::sqrt(s.g * height);
+  s.gamma = 7;
+  s.alpha = 0.02;
+  s.delta = 0.1;
+  s.antuono = true;
   return s;
 }
 
@@ -202,6 +227,21 @@ auto pressure_and_continuity(T& tape, const Pairs& pairs, const P& p, const U& u
                         record_map(tape, n, ops::PartOf<PressureAndContinuity, 1, 2>{}, rates));
 }
 
+/// Antuono et al.'s δ-SPH diffusion over `pairs` (fluid ← fluid): Molteni & Colagrossi's
+/// 2(ρ_i − ρ_j) x_ij/r² less the renormalized density gradients ⟨∇ρ⟩^L_i + ⟨∇ρ⟩^L_j, so that a
+/// hydrostatic column is not diffused.
+template <class T, class Pairs, class Rho>
+auto antuono_diffusion(T& tape, const Pairs& pairs, const Rho& rho) {
+  const auto l = corrections::record_renormalization<Kernel>(
+      tape, pairs.queries, pairs.references, pairs.domain, *pairs.adjacency, pairs.options);
+  const ops::Corrections<ops::NoCRK, ops::Renormalization<2, double, decltype(l)>> renormalized{
+      {}, {l}};
+  const auto gradient =
+      record<ops::Gradient<Kernel, GradientScheme::Difference>>(tape, pairs, rho, renormalized);
+  return record<solver::DensityDiffusion<Kernel, solver::DiffusionForm::Antuono>>(tape, pairs,
+                                                                                  gradient);
+}
+
 /// The rates of (x, u, ρ, x_ref) over one neighbour list, gravity scaled by `ramp`; recorded on
 /// a `Tape`, evaluated only on a `PlainTape`.
 template <class Exec, class ParamKind>
@@ -250,7 +290,9 @@ struct Rates {
     const auto accel = record_map(tape, n, Acceleration{g}, a_p, a_av, params.alpha, k.kinds);
     auto drho = std::move(continuity);
     if (c.delta > 0) {
-      const auto diffusion = record<solver::DensityDiffusion<Kernel>>(tape, fluid_pairs, rho);
+      const auto diffusion = c.antuono
+                                 ? antuono_diffusion(tape, fluid_pairs, rho)
+                                 : record<solver::DensityDiffusion<Kernel>>(tape, fluid_pairs, rho);
       drho = record_map(tape, n, DensityRate{c.delta * c.length() * c.c0}, drho, diffusion);
     }
     return {Variable<V2>(), accel, drho, Variable<V2>()};

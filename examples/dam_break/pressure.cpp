@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: MIT
+// The 2D dam break of Colagrossi & Landrini and Marrone et al. (2011) in the geometry of
+// Buchner's (2002) experiment (wall_flows.hpp's `marrone_dam_break`): the pressure at the probe
+// P1 on the right wall against Buchner's measurement and Marrone et al.'s δ-SPH curves, with no
+// time shift (the time of impact needs no origin of the release). P1 is a sensor 0.009 high whose
+// top is 0.16 m above the floor, on the wall's face, read as the fluid's Shepard-interpolated
+// pressure averaged over 10 points along it (pressure_sensor.hpp). Time in t sqrt(g/H),
+// pressure in p/(ρ₀gH). Gates, from the experiment's data: P1 rises through 0.1 within ±0.1 of
+// the experiment's time (2.48); its mean over [3, 5.5] within ±10 % of the experiment's (Y); the
+// normalized L2 distance to Marrone et al.'s finest curve (H/320) over t sqrt(g/H) ≤ 5.7 (before
+// the second impact) within the tolerance.
+//   dam_break_pressure [--t-end T=6] [--tolerance X=0.1] [--plateau Y=0.1] [--every S=0.01]
+//                      [--out DIR] particles-per-H...
+//   (X bounds the L2 distance, Y the plateau's relative error; P1 read every S in t sqrt(g/H);
+//   default 40 particles per H; several give a resolution study)
+// The data are read from the directory SPHAD_VALIDATION_DATA (environment; default the source
+// tree's docs/validation/dam_break). With --out it writes DIR/p1_<n>.csv and DIR/p1.svg. Exits
+// non-zero when the finest run misses a gate (a tolerance of 0 reports only).
+#include "../common/command_line.hpp"
+#include "../wall_flows/pressure_sensor.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#ifndef SPHAD_DAM_BREAK_DATA
+#define SPHAD_DAM_BREAK_DATA "docs/validation/dam_break"
+#endif
+
+using namespace wall_flows;
+
+namespace {
+
+using Options = example::CommandLine; // t_end in units of sqrt(H/g)
+
+constexpr double column_height = 0.6;
+/// P1: 0.009 high, its top 0.16 m above the floor (as the TrixiParticles.jl validation, after
+/// Greco, places Buchner's sensor), on the right wall's face.
+constexpr double p1_top = 0.16, p1_height = 0.009;
+/// The gates' windows and bounds.
+constexpr double rise_level = 0.1, rise_bound = 0.1;
+constexpr double plateau_from = 3, plateau_to = 5.5;
+constexpr double l2_to = 5.7;
+
+/// Columns of a CSV file with a header line, by name.
+struct Table {
+  std::vector<std::string> names;
+  std::vector<std::vector<double>> columns;
+  const std::vector<double>& operator[](const std::string& name) const {
+    for (std::size_t k = 0; k < names.size(); ++k) {
+      if (names[k] == name) {
+        return columns[k];
+      }
+    }
+    throw std::runtime_error("no column " + name);
+  }
+};
+
+Table read_table(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    throw std::runtime_error("cannot read " + path +
+                             " (set SPHAD_VALIDATION_DATA to docs/validation/dam_break)");
+  }
+  Table t;
+  std::string line, field;
+  while (std::getline(in, line) && line.rfind('#', 0) == 0) {
+  } // the source's comment lines
+  std::istringstream header(line);
+  while (std::getline(header, field, ',')) {
+    t.names.push_back(field);
+  }
+  t.columns.resize(t.names.size());
+  while (std::getline(in, line)) {
+    std::istringstream row(line);
+    for (auto& column : t.columns) {
+      std::getline(row, field, ',');
+      column.push_back(std::atof(field.c_str()));
+    }
+  }
+  return t;
+}
+
+/// A curve at time t, linearly interpolated (held at its ends).
+double at(const std::vector<double>& ts, const std::vector<double>& ys, double t) {
+  if (t <= ts.front()) {
+    return ys.front();
+  }
+  for (std::size_t k = 1; k < ts.size(); ++k) {
+    if (ts[k] >= t) {
+      const double w = (t - ts[k - 1]) / (ts[k] - ts[k - 1]);
+      return ys[k - 1] + w * (ys[k] - ys[k - 1]);
+    }
+  }
+  return ys.back();
+}
+
+/// The first time the curve rises through `level` (linear between samples; NaN if never).
+double rise_time(const std::vector<double>& ts, const std::vector<double>& ys, double level) {
+  for (std::size_t k = 1; k < ts.size(); ++k) {
+    if (ys[k - 1] < level && ys[k] >= level) {
+      return ts[k - 1] + (level - ys[k - 1]) / (ys[k] - ys[k - 1]) * (ts[k] - ts[k - 1]);
+    }
+  }
+  return NAN;
+}
+
+constexpr int grid = 4000; ///< the points of the integrals below
+
+/// The mean of the curve over [a, b] (trapezoids on a uniform grid).
+double mean(const std::vector<double>& ts, const std::vector<double>& ys, double a, double b) {
+  double sum = 0;
+  for (int k = 0; k <= grid; ++k) {
+    sum += (k == 0 || k == grid ? 0.5 : 1.0) * at(ts, ys, a + (b - a) * k / grid);
+  }
+  return sum / grid;
+}
+
+/// ‖y − r‖ / ‖r‖ in L2 over [a, b].
+double l2_distance(const std::vector<double>& ts,
+                   const std::vector<double>& ys,
+                   const std::vector<double>& rt,
+                   const std::vector<double>& rs,
+                   double a,
+                   double b) {
+  double d = 0, r = 0;
+  for (int k = 0; k <= grid; ++k) {
+    const double t = a + (b - a) * k / grid, w = k == 0 || k == grid ? 0.5 : 1.0;
+    const double ref = at(rt, rs, t), e = at(ts, ys, t) - ref;
+    d += w * e * e;
+    r += w * ref * ref;
+  }
+  return std::sqrt(d / r);
+}
+
+struct Data {
+  Table buchner, marrone;
+  double rise = 0, plateau = 0; ///< the experiment's
+};
+
+struct Result {
+  int per_height = 0;
+  std::vector<double> t, p1;
+  double rise = 0, plateau = 0, l2 = 0, l2_same = 0, l2_experiment = 0, steps_per_second = 0;
+  bool passed = false;
+};
+
+Result run(const Options& o, const Data& data, int per_height) {
+  const Setup setup = marrone_dam_break(per_height);
+  Case<exec::host> c{setup, exec::host{}};
+  const std::int64_t fluid = c.start.fluid;
+  const double time_unit = std::sqrt(column_height / setup.g);
+  const double pressure_unit = setup.rho0 * setup.g * column_height;
+  const double t_end = o.t_end * time_unit;
+  const auto samples = static_cast<int>(std::lround(o.t_end / o.options.at("every")));
+  const std::int64_t per_sample =
+      std::max<std::int64_t>(1, std::int64_t(std::ceil(t_end / samples / setup.dt())));
+  const std::int64_t steps = per_sample * samples;
+  const double dt = t_end / double(steps);
+  std::printf("Dam break (Buchner's P1): %d particles per H, %lld fluid + %lld wall particles, "
+              "tank %.4f m long, dt = %.3e s, %lld steps to t sqrt(g/H) = %.2f\n",
+              per_height, static_cast<long long>(fluid), static_cast<long long>(c.n - fluid),
+              setup.tank_upper[0], dt, static_cast<long long>(steps), o.t_end);
+  const double wall = setup.tank_upper[0];
+  const SensorProbes p1({{wall, p1_top - p1_height}, {wall, p1_top}, 10}, setup);
+  const Step<exec::host> step = c.step(dt);
+  PlainTape<exec::host> tape(c.exec);
+  const auto read = [&] {
+    tape.reset();
+    const Span<const V2> x{c.state.x.data(), c.n};
+    const Span<const double> rho{c.state.rho.data(), c.n};
+    return sensor_pressure(tape, step.k, p1, x, x, rho).data()[0] / pressure_unit;
+  };
+  Result r;
+  r.per_height = per_height;
+  r.t.push_back(0);
+  r.p1.push_back(read());
+  io::Progress progress(steps, t_end, {true, 5.0, stderr});
+  const auto started = std::chrono::steady_clock::now();
+  for (int s = 1; s <= samples; ++s) {
+    sim::rollout(c.exec, per_sample, c.state, c.params, step, (s - 1) * per_sample);
+    r.t.push_back(double(s * per_sample) * dt / time_unit);
+    r.p1.push_back(read());
+    progress.update(s * per_sample, double(s * per_sample) * dt);
+  }
+  progress.finish();
+  r.steps_per_second =
+      double(steps) /
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const Table& m = data.marrone;
+  const std::string same = per_height <= 56 ? "h40" : per_height <= 180 ? "h80" : "h320";
+  const double l2_from = m["time"].front(), l2_end = std::min(l2_to, r.t.back());
+  r.rise = rise_time(r.t, r.p1, rise_level);
+  r.plateau = mean(r.t, r.p1, plateau_from, plateau_to);
+  const bool reached = l2_end > l2_from; // (NaN for a run that ends before the data begin)
+  r.l2 = reached ? l2_distance(r.t, r.p1, m["time"], m["h320"], l2_from, l2_end) : NAN;
+  r.l2_same = reached ? l2_distance(r.t, r.p1, m["time"], m[same], l2_from, l2_end) : NAN;
+  r.l2_experiment =
+      reached ? l2_distance(r.t, r.p1, data.buchner["time"], data.buchner["P1"], l2_from, l2_end)
+              : NAN;
+  const bool rise_ok = std::abs(r.rise - data.rise) <= rise_bound;
+  const bool plateau_ok =
+      std::abs(r.plateau - data.plateau) <= o.options.at("plateau") * data.plateau;
+  const bool l2_ok = r.l2 <= o.tolerance;
+  r.passed = rise_ok && plateau_ok && l2_ok;
+  std::printf("P1 rises through %.1f at t sqrt(g/H) = %.3f (experiment %.3f; %s +-%.1f)\n",
+              rise_level, r.rise, data.rise, rise_ok ? "within" : "NOT within", rise_bound);
+  std::printf("P1's mean over [%.1f, %.1f]: %.4f (experiment %.4f; %+.1f %%)\n", plateau_from,
+              plateau_to, r.plateau, data.plateau, 100 * (r.plateau / data.plateau - 1));
+  std::printf("normalized L2 distance over [%.2f, %.2f]: to Marrone et al. H/320 %.4f, to "
+              "Marrone et al. %s %.4f, to the experiment %.4f\n",
+              l2_from, l2_end, r.l2, same.c_str(), r.l2_same, r.l2_experiment);
+  std::printf("%d per H: %.1f steps/s (%lld rebuilds of the Verlet list)\n", per_height,
+              r.steps_per_second, static_cast<long long>(step.cache->rebuilds()));
+  if (!o.out.empty()) {
+    io::write_csv(o.out + "/p1_" + std::to_string(per_height) + ".csv", {"t_sqrt_g_over_H", "P1"},
+                  {r.t, r.p1});
+  }
+  return r;
+}
+
+void plot(const Options& o, const Data& data, const std::vector<Result>& results) {
+  io::Plot p1("Dam break: pressure at P1", "t sqrt(g/H)", "p / (rho0 g H)");
+  p1.points(data.buchner["time"], data.buchner["P1"], "Buchner 2002 (experiment)");
+  p1.line(data.marrone["time"], data.marrone["h320"], "Marrone et al. 2011, H/320");
+  for (const Result& r : results) {
+    p1.line(r.t, r.p1, "SPH, H/" + std::to_string(r.per_height));
+  }
+  p1.write_svg(o.out + "/p1.svg");
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  const Options o = example::parse_command_line(
+      argc, argv, {6.0, 0.1, "", false, {{"every", 0.01}, {"plateau", 0.1}}, {}});
+  const char* dir = std::getenv("SPHAD_VALIDATION_DATA");
+  const std::string data_dir = dir != nullptr ? dir : SPHAD_DAM_BREAK_DATA;
+  Data data;
+  data.buchner = read_table(data_dir + "/buchner_2002_P1.csv");
+  data.marrone = read_table(data_dir + "/marrone_2011_P1.csv");
+  data.rise = rise_time(data.buchner["time"], data.buchner["P1"], rise_level);
+  data.plateau = mean(data.buchner["time"], data.buchner["P1"], plateau_from, plateau_to);
+  std::vector<int> per_height;
+  for (const double r : o.resolutions) {
+    per_height.push_back(int(r));
+  }
+  if (per_height.empty()) {
+    per_height.push_back(40);
+  }
+  std::sort(per_height.begin(), per_height.end());
+  std::vector<Result> results;
+  for (const int n : per_height) {
+    results.push_back(run(o, data, n));
+  }
+  if (!o.out.empty()) {
+    plot(o, data, results);
+  }
+  const Result& finest = results.back();
+  if (o.tolerance > 0 && !finest.passed) {
+    std::printf("FAILED: the finest run misses a gate (rise %.3f, plateau %.4f, L2 %.4f > %.3f?)\n",
+                finest.rise, finest.plateau, finest.l2, o.tolerance);
+    return 1;
+  }
+  return 0;
+}
