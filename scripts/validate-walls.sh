@@ -8,8 +8,8 @@
 #    Koshizuka & Oka, thinned snapshots), and the Buchner dam break with 20, 40, 80 particles
 #    per H to t sqrt(g/H) = 6 (P1 per resolution as CSV, p1.svg against Buchner and Marrone et
 #    al.).
-# About 50 minutes on the 2-core machine (the 160-across front run about 24 minutes, the P1 run
-# at 80 per H about 12). Builds the examples in build/host first.
+# About 50 minutes on the 2-core machine (the 160-across front run 18-24 minutes, the P1 run
+# at 80 per H 10-17). Builds the examples in build/host first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake --preset host > /dev/null
