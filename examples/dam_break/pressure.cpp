@@ -2,13 +2,13 @@
 // The 2D dam break of Colagrossi & Landrini and Marrone et al. (2011) in the geometry of
 // Buchner's (2002) experiment (wall_flows.hpp's `marrone_dam_break`): the pressure at the probe
 // P1 on the right wall against Buchner's measurement and Marrone et al.'s δ-SPH curves, with no
-// time shift (the time of impact needs no origin of the release). P1 is a sensor 0.009 high whose
-// top is 0.16 m above the floor, on the wall's face, read as the fluid's Shepard-interpolated
-// pressure averaged over 10 points along it (pressure_sensor.hpp). Time in t sqrt(g/H),
-// pressure in p/(ρ₀gH). Gates, from the experiment's data: P1 rises through 0.1 within ±0.1 of
-// the experiment's time (2.48); its mean over [3, 5.5] within ±10 % of the experiment's (Y); the
-// normalized L2 distance to Marrone et al.'s finest curve (H/320) over t sqrt(g/H) ≤ 5.7 (before
-// the second impact) within the tolerance.
+// time shift (the time of impact needs no origin of the release). P1 is a sensor 0.009 high
+// centred 0.2H = 0.12 m above the floor, on the wall's face, read as the fluid's
+// Shepard-interpolated pressure averaged over 10 points along it (pressure_sensor.hpp). Time in t
+// sqrt(g/H), pressure in p/(ρ₀gH). Gates, from the experiment's data: P1 rises through 0.1 within
+// ±0.1 of the experiment's time (2.48); its mean over [3, 5.5] within ±10 % of the experiment's
+// (Y); the normalized L2 distance to Marrone et al.'s finest curve (H/320) over t sqrt(g/H) ≤ 5.7
+// (before the second impact) within the tolerance.
 //   dam_break_pressure [--t-end T=6] [--tolerance X=0.1] [--plateau Y=0.1] [--every S=0.01]
 //                      [--out DIR] particles-per-H...
 //   (X bounds the L2 distance, Y the plateau's relative error; P1 read every S in t sqrt(g/H);
@@ -41,9 +41,9 @@ namespace {
 using Options = example::CommandLine; // t_end in units of sqrt(H/g)
 
 constexpr double column_height = 0.6;
-/// P1: 0.009 high, its top 0.16 m above the floor (as the TrixiParticles.jl validation, after
-/// Greco, places Buchner's sensor), on the right wall's face.
-constexpr double p1_top = 0.16, p1_height = 0.009;
+/// P1: 0.009 high, centred 0.2H = 0.12 m above the floor (where Adami et al.'s group's
+/// SPHinXsys and PySPH read Buchner's P1), on the right wall's face.
+constexpr double p1_centre = 0.2 * column_height, p1_height = 0.009;
 /// The gates' windows and bounds.
 constexpr double rise_level = 0.1, rise_bound = 0.1;
 constexpr double plateau_from = 3, plateau_to = 5.5;
@@ -169,7 +169,8 @@ Result run(const Options& o, const Data& data, int per_height) {
               per_height, static_cast<long long>(fluid), static_cast<long long>(c.n - fluid),
               setup.tank_upper[0], dt, static_cast<long long>(steps), o.t_end);
   const double wall = setup.tank_upper[0];
-  const SensorProbes p1({{wall, p1_top - p1_height}, {wall, p1_top}, 10}, setup);
+  const SensorProbes p1({{wall, p1_centre - p1_height / 2}, {wall, p1_centre + p1_height / 2}, 10},
+                        setup);
   const Step<exec::host> step = c.step(dt);
   PlainTape<exec::host> tape(c.exec);
   const auto read = [&] {
