@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 // The command line the validation examples share:
 //   [--t-end T] [--tolerance X] [--out DIR] [--frames] [--<option> value ...] resolution...
-// and their verdict: the finest run's error against the tolerance (0: report only).
+// and their verdict: the finest run's error against the tolerance (0: report only); the
+// positional resolutions as whole particle counts; a sampled curve read between its samples.
 #pragma once
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -53,6 +55,33 @@ inline CommandLine parse_command_line(int argc, char** argv, CommandLine default
     }
   }
   return c;
+}
+
+/// The positional resolutions as whole particle counts, ascending (`fallback` when none given).
+inline std::vector<int> particle_counts(const CommandLine& c, int fallback) {
+  std::vector<int> counts;
+  for (const double r : c.resolutions) {
+    counts.push_back(int(r));
+  }
+  if (counts.empty()) {
+    counts.push_back(fallback);
+  }
+  std::sort(counts.begin(), counts.end());
+  return counts;
+}
+
+/// A curve sampled at ascending times `ts`, at time t: linear between samples, held at its ends.
+inline double curve_at(const std::vector<double>& ts, const std::vector<double>& ys, double t) {
+  if (t <= ts.front()) {
+    return ys.front();
+  }
+  for (std::size_t k = 1; k < ts.size(); ++k) {
+    if (ts[k] >= t) {
+      const double w = (t - ts[k - 1]) / (ts[k] - ts[k - 1]);
+      return ys[k - 1] + w * (ys[k] - ys[k - 1]);
+    }
+  }
+  return ys.back();
 }
 
 /// 0 when the finest run's `error` is within the tolerance (or the tolerance is 0), else 1 with

@@ -66,16 +66,7 @@ struct Result {
   bool ritter = true; ///< Z < 1 + 2T at every sample
 };
 
-/// A simulated curve at time t, linearly interpolated between samples.
-double at(const std::vector<double>& ts, const std::vector<double>& ys, double t) {
-  for (std::size_t k = 1; k < ts.size(); ++k) {
-    if (ts[k] >= t) {
-      const double w = (t - ts[k - 1]) / (ts[k] - ts[k - 1]);
-      return ys[k - 1] + w * (ys[k] - ys[k - 1]);
-    }
-  }
-  return ys.back();
-}
+using example::curve_at;
 
 /// The surge front: the furthest x on the line y = 1.5Δx above the floor where the fluid's
 /// kernel-summed density Σ_j m_j W(x − x_j) reaches ½ρ₀, sampled every Δx/4, in units of a.
@@ -204,7 +195,8 @@ Result run(const Options& o, int across) {
     if (mm_t[k] < gate_from - 1e-9 || mm_t[k] > gate_to + 1e-9 || mm_t[k] > r.t.back() + 1e-9) {
       continue;
     }
-    const double shifted = at(r.t, r.z, mm_t[k] - release_offset), raw = at(r.t, r.z, mm_t[k]);
+    const double shifted = curve_at(r.t, r.z, mm_t[k] - release_offset),
+                 raw = curve_at(r.t, r.z, mm_t[k]);
     const double error = std::abs(shifted - mm_z[k]) / mm_z[k];
     const double raw_error = std::abs(raw - mm_z[k]) / mm_z[k];
     r.worst = std::max(r.worst, error);
@@ -222,7 +214,7 @@ Result run(const Options& o, int across) {
     double sum = 0;
     for (std::size_t k = 0; k < mm_t.size(); ++k) {
       if (mm_t[k] >= gate_from - 1e-9 && mm_t[k] <= std::min(gate_to, r.t.back()) + 1e-9) {
-        const double d = at(r.t, r.z, mm_t[k] - offset) - mm_z[k];
+        const double d = curve_at(r.t, r.z, mm_t[k] - offset) - mm_z[k];
         sum += d * d;
       }
     }
@@ -252,7 +244,7 @@ Result run(const Options& o, int across) {
               r.ritter ? "at every sample" : "VIOLATED");
   std::printf("%8s %10s %10s %12s\n", "tau", "H* (MM)", "H* (SPH)", "rel. error");
   for (std::size_t k = 0; k < mm_tau.size() && mm_tau[k] <= r.tau.back(); ++k) {
-    const double h = at(r.tau, r.height, mm_tau[k]);
+    const double h = curve_at(r.tau, r.height, mm_tau[k]);
     const double error = std::abs(h - mm_height[k]) / mm_height[k];
     r.worst_height = std::max(r.worst_height, error);
     std::printf("%8.2f %10.2f %10.3f %12.3e\n", mm_tau[k], mm_height[k], h, error);
@@ -297,14 +289,7 @@ void plot(const Options& o, const std::vector<Result>& results) {
 int main(int argc, char** argv) {
   const Options o =
       example::parse_command_line(argc, argv, {3.4, 0.05, "", false, {{"hydrostatic", 0.0}}, {}});
-  std::vector<int> across;
-  for (const double r : o.resolutions) {
-    across.push_back(int(r));
-  }
-  if (across.empty()) {
-    across.push_back(40);
-  }
-  std::sort(across.begin(), across.end());
+  const std::vector<int> across = example::particle_counts(o, 40);
   std::vector<Result> results;
   for (const int n : across) {
     results.push_back(run(o, n));
@@ -316,8 +301,8 @@ int main(int argc, char** argv) {
     double worst = 0;
     for (std::size_t i = 0; i < fine.t.size(); ++i) {
       if (fine.t[i] >= 0.5 && fine.t[i] <= 3.3) {
-        worst =
-            std::max(worst, std::abs(fine.z[i] - at(coarse.t, coarse.z, fine.t[i])) / fine.z[i]);
+        worst = std::max(worst,
+                         std::abs(fine.z[i] - curve_at(coarse.t, coarse.z, fine.t[i])) / fine.z[i]);
       }
     }
     std::printf("convergence: %d against %d across, largest |dZ|/Z over T in [0.5, 3.3]: %.3e\n",

@@ -88,19 +88,7 @@ Table read_table(const std::string& path) {
   return t;
 }
 
-/// A curve at time t, linearly interpolated (held at its ends).
-double at(const std::vector<double>& ts, const std::vector<double>& ys, double t) {
-  if (t <= ts.front()) {
-    return ys.front();
-  }
-  for (std::size_t k = 1; k < ts.size(); ++k) {
-    if (ts[k] >= t) {
-      const double w = (t - ts[k - 1]) / (ts[k] - ts[k - 1]);
-      return ys[k - 1] + w * (ys[k] - ys[k - 1]);
-    }
-  }
-  return ys.back();
-}
+using example::curve_at;
 
 /// The first time the curve rises through `level` (linear between samples; NaN if never).
 double rise_time(const std::vector<double>& ts, const std::vector<double>& ys, double level) {
@@ -118,7 +106,7 @@ constexpr int grid = 4000; ///< the points of the integrals below
 double mean(const std::vector<double>& ts, const std::vector<double>& ys, double a, double b) {
   double sum = 0;
   for (int k = 0; k <= grid; ++k) {
-    sum += (k == 0 || k == grid ? 0.5 : 1.0) * at(ts, ys, a + (b - a) * k / grid);
+    sum += (k == 0 || k == grid ? 0.5 : 1.0) * curve_at(ts, ys, a + (b - a) * k / grid);
   }
   return sum / grid;
 }
@@ -133,7 +121,7 @@ double l2_distance(const std::vector<double>& ts,
   double d = 0, r = 0;
   for (int k = 0; k <= grid; ++k) {
     const double t = a + (b - a) * k / grid, w = k == 0 || k == grid ? 0.5 : 1.0;
-    const double ref = at(rt, rs, t), e = at(ts, ys, t) - ref;
+    const double ref = curve_at(rt, rs, t), e = curve_at(ts, ys, t) - ref;
     d += w * e * e;
     r += w * ref * ref;
   }
@@ -177,7 +165,7 @@ Result run(const Options& o, const Data& data, int per_height) {
     tape.reset();
     const Span<const V2> x{c.state.x.data(), c.n};
     const Span<const double> rho{c.state.rho.data(), c.n};
-    return sensor_pressure(tape, step.k, p1, x, x, rho).data()[0] / pressure_unit;
+    return sensor_pressure(tape, step.k, p1, x, rho).data()[0] / pressure_unit;
   };
   Result r;
   r.per_height = per_height;
@@ -249,14 +237,7 @@ int main(int argc, char** argv) {
   data.marrone = read_table(data_dir + "/marrone_2011_P1.csv");
   data.rise = rise_time(data.buchner["time"], data.buchner["P1"], rise_level);
   data.plateau = mean(data.buchner["time"], data.buchner["P1"], plateau_from, plateau_to);
-  std::vector<int> per_height;
-  for (const double r : o.resolutions) {
-    per_height.push_back(int(r));
-  }
-  if (per_height.empty()) {
-    per_height.push_back(40);
-  }
-  std::sort(per_height.begin(), per_height.end());
+  const std::vector<int> per_height = example::particle_counts(o, 40);
   std::vector<Result> results;
   for (const int n : per_height) {
     results.push_back(run(o, data, n));

@@ -146,14 +146,7 @@ int main(int argc, char** argv) {
        false,
        {{"shift", 2.0}, {"clumping", 1.0}, {"support", 3.0}, {"re", 100.0}},
        {}});
-  std::vector<int> sides;
-  for (const double r : o.resolutions) {
-    sides.push_back(int(r));
-  }
-  if (sides.empty()) {
-    sides.push_back(50);
-  }
-  std::sort(sides.begin(), sides.end());
+  const std::vector<int> sides = example::particle_counts(o, 50);
   std::vector<Curve> curves;
   for (const int side : sides) {
     curves.push_back(run(o, side));

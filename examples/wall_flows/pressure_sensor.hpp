@@ -83,14 +83,10 @@ private:
 /// supports and kinds in `k`; only the fluid is read), on `tape`: a `Variable` of one element.
 /// `x` and `rho` are the state's fields (`Variable`s on a `Tape`; on a `PlainTape` also `Span`s).
 template <class T, class X, class Rho>
-Variable<double> sensor_pressure(T& tape,
-                                 const Constants& k,
-                                 const SensorProbes& probes,
-                                 Span<const V2> positions,
-                                 const X& x,
-                                 const Rho& rho) {
-  const std::int64_t n = positions.size();
-  const ParticleSet<2, double> all{positions, k.supports, k.masses, k.kinds};
+Variable<double> sensor_pressure(
+    T& tape, const Constants& k, const SensorProbes& probes, const X& x, const Rho& rho) {
+  const std::int64_t n = x.size();
+  const ParticleSet<2, double> all{primal_view(x), k.supports, k.masses, k.kinds};
   const auto at = probes.set();
   const auto list = build_neighbor_list<SupportScheme::Gather>(tape.exec(), at.search_points(),
                                                                all.search_points(), k.domain);

@@ -161,7 +161,7 @@ struct P1Reading {
   template <class ParamKind>
   Variable<double>
   operator()(Tape<exec::host>& tape, const Fluid<sim::Tracked>& s, const Params<ParamKind>&) const {
-    return sensor_pressure(tape, *k, *probes, primal_view(s.x), s.x, s.rho);
+    return sensor_pressure(tape, *k, *probes, s.x, s.rho);
   }
 };
 
@@ -179,7 +179,7 @@ p1_history(const Setup& s, double alpha, std::int64_t steps, std::int64_t every,
     tape.reset();
     const Span<const V2> x{c.state.x.data(), c.n};
     const Span<const double> rho{c.state.rho.data(), c.n};
-    out.push_back(sensor_pressure(tape, step.k, probes, x, x, rho).data()[0]);
+    out.push_back(sensor_pressure(tape, step.k, probes, x, rho).data()[0]);
   }
   return out;
 }
