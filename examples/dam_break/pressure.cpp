@@ -43,9 +43,6 @@ namespace {
 using Options = example::CommandLine; // t_end in units of sqrt(H/g)
 
 constexpr double column_height = 0.6;
-/// P1: 0.009 high, centred 0.2H = 0.12 m above the floor (where Adami et al.'s group's
-/// SPHinXsys and PySPH read Buchner's P1), on the right wall's face.
-constexpr double p1_centre = 0.2 * column_height, p1_height = 0.009;
 /// The gates' windows and bounds.
 constexpr double rise_level = 0.1, rise_bound = 0.1;
 constexpr double plateau_from = 3, plateau_to = 5.5;
@@ -178,9 +175,7 @@ Result run(const Options& o, const Data& data, int per_height) {
               "tank %.4f m long, dt = %.3e s, %lld steps to t sqrt(g/H) = %.2f\n",
               per_height, static_cast<long long>(fluid), static_cast<long long>(c.n - fluid),
               setup.tank_upper[0], dt, static_cast<long long>(steps), o.t_end);
-  const double wall = setup.tank_upper[0];
-  const SensorProbes p1({{wall, p1_centre - p1_height / 2}, {wall, p1_centre + p1_height / 2}, 10},
-                        setup);
+  const SensorProbes p1(buchner_p1(setup), setup);
   const Step<exec::host> step = c.step(dt);
   PlainTape<exec::host> tape(c.exec);
   const auto read = [&] {

@@ -23,6 +23,13 @@ struct Sensor {
   int points = 10;
 };
 
+/// Buchner's P1 in `marrone_dam_break`'s tank: 0.009 high, centred 0.2H above the floor (0.12 m,
+/// where Adami et al.'s group's SPHinXsys and PySPH read it), on the right wall's face.
+inline Sensor buchner_p1(const Setup& s) {
+  const double centre = 0.2 * (s.fluid_upper[1] - s.fluid_lower[1]), height = 0.009;
+  return {{s.tank_upper[0], centre - height / 2}, {s.tank_upper[0], centre + height / 2}, 10};
+}
+
 /// (p, 1): the interpolation of both gives p̃'s numerator and its Shepard weight in one pass.
 struct WithOne {
   template <class P>

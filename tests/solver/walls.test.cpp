@@ -149,11 +149,6 @@ TEST_CASE("dam break: dE(T)/dα through 150 steps against central differences",
 }
 
 namespace {
-/// The sensor P1 of the Buchner dam break (examples/dam_break/pressure.cpp) on the right wall.
-Sensor p1_sensor(const Setup& s) {
-  return {{s.tank_upper[0], 0.1155}, {s.tank_upper[0], 0.1245}, 10};
-}
-
 /// P1's reading of the final state, recorded.
 struct P1Reading {
   const Constants* k;
@@ -171,7 +166,7 @@ p1_history(const Setup& s, double alpha, std::int64_t steps, std::int64_t every,
   Case<exec::host> c{s, exec::host{}};
   std::fill(c.params.alpha.data(), c.params.alpha.data() + c.n, alpha);
   const auto step = c.step(dt);
-  const SensorProbes probes(p1_sensor(s), s);
+  const SensorProbes probes(buchner_p1(s), s);
   PlainTape<exec::host> tape(c.exec);
   std::vector<double> out;
   for (std::int64_t done = 0; done < steps; done += every) {
@@ -204,7 +199,7 @@ TEST_CASE("Buchner dam break: dP1/dα at the impact's peak through a rollout aga
   auto ds0 = sim::clone(c.exec, c.state);
   auto dparams = sim::clone(c.exec, c.params);
   const auto step = c.step(dt);
-  const SensorProbes probes(p1_sensor(s), s);
+  const SensorProbes probes(buchner_p1(s), s);
   const auto result = sim::rollout_gradient(c.exec, steps, c.state, c.params, step,
                                             P1Reading{&step.k, &probes}, ds0, dparams, {16});
   double dalpha = 0;
