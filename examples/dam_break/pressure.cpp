@@ -18,17 +18,12 @@
 // The data are read from the directory SPHAD_VALIDATION_DATA (environment; default the source
 // tree's docs/validation/dam_break). With --out it writes DIR/p1_<n>.csv and DIR/p1.svg. Exits
 // non-zero when the finest run misses a gate (a tolerance of 0 reports only).
-#include "../common/command_line.hpp"
 #include "../wall_flows/pressure_sensor.hpp"
+#include "curves.hpp"
 
-#include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -37,6 +32,7 @@
 #endif
 
 using namespace wall_flows;
+using namespace dam_break;
 
 namespace {
 
@@ -48,103 +44,6 @@ constexpr double rise_level = 0.1, rise_bound = 0.1;
 constexpr double plateau_from = 3, plateau_to = 5.5;
 constexpr double l2_to = 5.7;
 constexpr double mean_width = 0.1; ///< the diagnostic's moving mean
-
-/// Columns of a CSV file with a header line, by name.
-struct Table {
-  std::vector<std::string> names;
-  std::vector<std::vector<double>> columns;
-  const std::vector<double>& operator[](const std::string& name) const {
-    for (std::size_t k = 0; k < names.size(); ++k) {
-      if (names[k] == name) {
-        return columns[k];
-      }
-    }
-    throw std::runtime_error("no column " + name);
-  }
-};
-
-Table read_table(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    throw std::runtime_error("cannot read " + path +
-                             " (set SPHAD_VALIDATION_DATA to docs/validation/dam_break)");
-  }
-  Table t;
-  std::string line, field;
-  while (std::getline(in, line) && line.rfind('#', 0) == 0) {
-  } // the source's comment lines
-  std::istringstream header(line);
-  while (std::getline(header, field, ',')) {
-    t.names.push_back(field);
-  }
-  t.columns.resize(t.names.size());
-  while (std::getline(in, line)) {
-    std::istringstream row(line);
-    for (auto& column : t.columns) {
-      std::getline(row, field, ',');
-      column.push_back(std::atof(field.c_str()));
-    }
-  }
-  return t;
-}
-
-using example::curve_at;
-
-/// The first time the curve rises through `level` (linear between samples; NaN if never).
-double rise_time(const std::vector<double>& ts, const std::vector<double>& ys, double level) {
-  for (std::size_t k = 1; k < ts.size(); ++k) {
-    if (ys[k - 1] < level && ys[k] >= level) {
-      return ts[k - 1] + (level - ys[k - 1]) / (ys[k] - ys[k - 1]) * (ts[k] - ts[k - 1]);
-    }
-  }
-  return NAN;
-}
-
-constexpr int grid = 4000; ///< the points of the integrals below
-
-/// The mean of the curve over [a, b] (trapezoids on a uniform grid).
-double mean(const std::vector<double>& ts, const std::vector<double>& ys, double a, double b) {
-  double sum = 0;
-  for (int k = 0; k <= grid; ++k) {
-    sum += (k == 0 || k == grid ? 0.5 : 1.0) * curve_at(ts, ys, a + (b - a) * k / grid);
-  }
-  return sum / grid;
-}
-
-/// ‖y − r‖ / ‖r‖ in L2 over [a, b].
-double l2_distance(const std::vector<double>& ts,
-                   const std::vector<double>& ys,
-                   const std::vector<double>& rt,
-                   const std::vector<double>& rs,
-                   double a,
-                   double b) {
-  double d = 0, r = 0;
-  for (int k = 0; k <= grid; ++k) {
-    const double t = a + (b - a) * k / grid, w = k == 0 || k == grid ? 0.5 : 1.0;
-    const double ref = curve_at(rt, rs, t), e = curve_at(ts, ys, t) - ref;
-    d += w * e * e;
-    r += w * ref * ref;
-  }
-  return std::sqrt(d / r);
-}
-
-/// The moving mean of uniformly sampled ys over a window `width` wide centred on each sample.
-std::vector<double>
-moving_mean(const std::vector<double>& ts, const std::vector<double>& ys, double width) {
-  std::vector<double> out(ys.size());
-  for (std::size_t k = 0; k < ys.size(); ++k) {
-    double sum = 0;
-    int count = 0;
-    for (std::size_t j = 0; j < ys.size(); ++j) {
-      if (std::abs(ts[j] - ts[k]) <= width / 2 + 1e-9) {
-        sum += ys[j];
-        ++count;
-      }
-    }
-    out[k] = sum / count;
-  }
-  return out;
-}
 
 struct Data {
   Table buchner, marrone;
@@ -165,41 +64,23 @@ Result run(const Options& o, const Data& data, int per_height) {
   const std::int64_t fluid = c.start.fluid;
   const double time_unit = std::sqrt(column_height / setup.g);
   const double pressure_unit = setup.rho0 * setup.g * column_height;
-  const double t_end = o.t_end * time_unit;
-  const auto samples = static_cast<int>(std::lround(o.t_end / o.options.at("every")));
-  const std::int64_t per_sample =
-      std::max<std::int64_t>(1, std::int64_t(std::ceil(t_end / samples / setup.dt())));
-  const std::int64_t steps = per_sample * samples;
-  const double dt = t_end / double(steps);
+  const Sampling every(setup, time_unit, o.t_end, o.options.at("every"));
   std::printf("Dam break (Buchner's P1): %d particles per H, %lld fluid + %lld wall particles, "
               "tank %.4f m long, dt = %.3e s, %lld steps to t sqrt(g/H) = %.2f\n",
               per_height, static_cast<long long>(fluid), static_cast<long long>(c.n - fluid),
-              setup.tank_upper[0], dt, static_cast<long long>(steps), o.t_end);
+              setup.tank_upper[0], every.dt,
+              static_cast<long long>(every.per_sample * every.samples), o.t_end);
   const SensorProbes p1(buchner_p1(setup), setup);
-  const Step<exec::host> step = c.step(dt);
+  const Step<exec::host> step = c.step(every.dt);
   PlainTape<exec::host> tape(c.exec);
-  const auto read = [&] {
+  Result r;
+  r.per_height = per_height;
+  r.steps_per_second = sampled_run(c, step, every.per_sample, every.samples, time_unit, r.t, [&] {
     tape.reset();
     const Span<const V2> x{c.state.x.data(), c.n};
     const Span<const double> rho{c.state.rho.data(), c.n};
-    return sensor_pressure(tape, step.k, p1, x, rho).data()[0] / pressure_unit;
-  };
-  Result r;
-  r.per_height = per_height;
-  r.t.push_back(0);
-  r.p1.push_back(read());
-  io::Progress progress(steps, t_end, {true, 5.0, stderr});
-  const auto started = std::chrono::steady_clock::now();
-  for (int s = 1; s <= samples; ++s) {
-    sim::rollout(c.exec, per_sample, c.state, c.params, step, (s - 1) * per_sample);
-    r.t.push_back(double(s * per_sample) * dt / time_unit);
-    r.p1.push_back(read());
-    progress.update(s * per_sample, double(s * per_sample) * dt);
-  }
-  progress.finish();
-  r.steps_per_second =
-      double(steps) /
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    r.p1.push_back(sensor_pressure(tape, step.k, p1, x, rho).data()[0] / pressure_unit);
+  });
   const Table& m = data.marrone;
   const std::string same = per_height <= 56 ? "h40" : per_height <= 180 ? "h80" : "h320";
   const double l2_from = m["time"].front(), l2_end = std::min(l2_to, r.t.back());

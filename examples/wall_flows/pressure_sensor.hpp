@@ -88,8 +88,9 @@ private:
 
 /// The sensor's reading p̄ (in pascals) from particles `x`, densities `rho` (the case's masses,
 /// supports and kinds in `k`; only the fluid is read), on `tape`: a `Variable` of one element.
-/// `x` and `rho` are the state's fields (`Variable`s on a `Tape`; on a `PlainTape` also `Span`s).
-template <class T, class X, class Rho>
+/// `x` and `rho` are the state's fields (`Variable`s on a `Tape`; on a `PlainTape` also `Span`s);
+/// `K` the kernel of the interpolation.
+template <class K = Kernel, class T, class X, class Rho>
 Variable<double> sensor_pressure(
     T& tape, const Constants& k, const SensorProbes& probes, const X& x, const Rho& rho) {
   const std::int64_t n = x.size();
@@ -100,7 +101,7 @@ Variable<double> sensor_pressure(
   const solver::Tait<> eos = k.setup.eos();
   const auto p = record_map(tape, n, WithOne{}, record_map(tape, n, eos, rho));
   const ApplyOptions<double> fluid_only{OperationDirection::FluidToFluid};
-  const auto sums = record<ops::Interpolate<Kernel>>(
+  const auto sums = record<ops::Interpolate<K>>(
       tape, ops::pairs(at, all.with_positions(x).with_densities(rho), k.domain, list, fluid_only),
       probes.zeros(), p);
   return record_reduce(tape, probes.size(), ClippedRatio{1.0 / double(probes.size())}, sums);

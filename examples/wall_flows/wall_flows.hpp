@@ -28,7 +28,9 @@ namespace wall_flows {
 
 using namespace sphad;
 using V2 = Vec<double, 2>;
-using Kernel = kernels::Wendland4; // support h = 3Δx; papers' length ℓ = h/2
+/// The default kernel (support h = 3Δx; the papers' length ℓ = h/2); `Case`, `Step` and
+/// `sensor_pressure` take another as a template argument.
+using Kernel = kernels::Wendland4;
 constexpr int kappa = 2;
 
 /// The state of every particle (fluid and walls): positions, velocities, densities, and the
@@ -213,38 +215,38 @@ struct DensityRate {
 };
 
 /// The pressure force and the continuity rate, which share Ĝ_ij and their pairs (fluid ← all).
-using PressureAndContinuity = ops::Fused<ops::Slot<solver::PressureForce<Kernel>, 0, 1>,
-                                         ops::Slot<solver::ContinuityRate<Kernel>, 1, 2>>;
+template <class K>
+using PressureAndContinuity = ops::Fused<ops::Slot<solver::PressureForce<K>, 0, 1>,
+                                         ops::Slot<solver::ContinuityRate<K>, 1, 2>>;
 
 /// (a_p, ρ̇) in one pass over the pairs (`ops::Fused`: the bits of the two terms' own calls),
 /// then split; recorded, its reverse sweep is the two terms' transposes summed, one pass too.
-template <class T, class Pairs, class P, class U>
+template <class K, class T, class Pairs, class P, class U>
 auto pressure_and_continuity(T& tape, const Pairs& pairs, const P& p, const U& u) {
+  using Fused = PressureAndContinuity<K>;
   const std::int64_t n = u.size();
-  const auto rates =
-      record<PressureAndContinuity>(tape, pairs, record_map(tape, n, ops::PackFields{}, p, u));
-  return std::make_pair(record_map(tape, n, ops::PartOf<PressureAndContinuity, 0, 2>{}, rates),
-                        record_map(tape, n, ops::PartOf<PressureAndContinuity, 1, 2>{}, rates));
+  const auto rates = record<Fused>(tape, pairs, record_map(tape, n, ops::PackFields{}, p, u));
+  return std::make_pair(record_map(tape, n, ops::PartOf<Fused, 0, 2>{}, rates),
+                        record_map(tape, n, ops::PartOf<Fused, 1, 2>{}, rates));
 }
 
 /// Antuono et al.'s δ-SPH diffusion over `pairs` (fluid ← fluid): Molteni & Colagrossi's
 /// 2(ρ_i − ρ_j) x_ij/r² less the renormalized density gradients ⟨∇ρ⟩^L_i + ⟨∇ρ⟩^L_j, so that a
 /// hydrostatic column is not diffused.
-template <class T, class Pairs, class Rho>
+template <class K, class T, class Pairs, class Rho>
 auto antuono_diffusion(T& tape, const Pairs& pairs, const Rho& rho) {
-  const auto l = corrections::record_renormalization<Kernel>(
+  const auto l = corrections::record_renormalization<K>(
       tape, pairs.queries, pairs.references, pairs.domain, *pairs.adjacency, pairs.options);
   const ops::Corrections<ops::NoCRK, ops::Renormalization<2, double, decltype(l)>> renormalized{
       {}, {l}};
   const auto gradient =
-      record<ops::Gradient<Kernel, GradientScheme::Difference>>(tape, pairs, rho, renormalized);
-  return record<solver::DensityDiffusion<Kernel, solver::DiffusionForm::Antuono>>(tape, pairs,
-                                                                                  gradient);
+      record<ops::Gradient<K, GradientScheme::Difference>>(tape, pairs, rho, renormalized);
+  return record<solver::DensityDiffusion<K, solver::DiffusionForm::Antuono>>(tape, pairs, gradient);
 }
 
 /// The rates of (x, u, ρ, x_ref) over one neighbour list, gravity scaled by `ramp`; recorded on
 /// a `Tape`, evaluated only on a `PlainTape`.
-template <class Exec, class ParamKind>
+template <class Exec, class ParamKind, class K>
 struct Rates {
   const Constants& k;
   const NeighborList<Exec>& list;
@@ -266,7 +268,7 @@ struct Rates {
     const auto packed = record_map(tape, n, solver::PackPressureVelocity{}, p_fluid, s.v);
     const auto by_density = plain.with_positions(s.x).with_densities(s.rho);
     const auto sums =
-        record<solver::WallSums<Kernel>>(tape, ops::pairs(by_density, d, list, walls), packed);
+        record<solver::WallSums<K>>(tape, ops::pairs(by_density, d, list, walls), packed);
     const auto p = record_map(tape, n, solver::WallPressure<2>{{0.0, -g}, c.clamp_walls}, sums,
                               p_fluid, k.kinds);
     const auto rho =
@@ -275,7 +277,7 @@ struct Rates {
     const auto set = plain.with_positions(s.x).with_densities(rho);
     const auto pairs = ops::pairs(set, d, list, onto_fluid); // fluid ← all
     const auto fluid_pairs = pairs.with_options(fluid_only); // fluid ← fluid
-    auto [a_p, continuity] = pressure_and_continuity(tape, pairs, p, s.v);
+    auto [a_p, continuity] = pressure_and_continuity<K>(tape, pairs, p, s.v);
     const auto sound =
         record_map(tape, n, solver::Of<solver::StateMap::sound_speed, solver::Tait<>>{eos}, rho);
     const auto with_sound = [&](const auto& u) {
@@ -285,22 +287,22 @@ struct Rates {
     const auto uc =
         c.no_slip ? with_sound(record_map(tape, n, solver::NoSlipVelocity<2>{}, sums, s.v, k.kinds))
                   : with_sound(s.v);
-    const auto a_av = record<solver::ArtificialViscosity<Kernel, kappa>>(
-        tape, c.no_slip ? pairs : fluid_pairs, uc);
+    const auto a_av =
+        record<solver::ArtificialViscosity<K, kappa>>(tape, c.no_slip ? pairs : fluid_pairs, uc);
     const auto accel = record_map(tape, n, Acceleration{g}, a_p, a_av, params.alpha, k.kinds);
     auto drho = std::move(continuity);
     if (c.delta > 0) {
       const auto diffusion = c.antuono
-                                 ? antuono_diffusion(tape, fluid_pairs, rho)
-                                 : record<solver::DensityDiffusion<Kernel>>(tape, fluid_pairs, rho);
+                                 ? antuono_diffusion<K>(tape, fluid_pairs, rho)
+                                 : record<solver::DensityDiffusion<K>>(tape, fluid_pairs, rho);
       drho = record_map(tape, n, DensityRate{c.delta * c.length() * c.c0}, drho, diffusion);
     }
     return {Variable<V2>(), accel, drho, Variable<V2>()};
   }
 };
 
-/// One step, the list kept as in `NeighborCache::update_from`.
-template <class Exec>
+/// One step, the list kept as in `NeighborCache::update_from`; `K` the kernel.
+template <class Exec, class K = Kernel>
 struct Step {
   Constants k;
   std::shared_ptr<NeighborCache<SupportScheme::Gather, 2, double, Exec>> cache;
@@ -315,15 +317,16 @@ struct Step {
     const bool rebuilt = cache->last() == NeighborUpdate::rebuilt;
     const double t = double(step) * k.dt; // the rollout's step index k: t = kΔt
     const double ramp = solver::gravity_ramp(t, k.setup.t_damp);
-    auto next =
-        solver::predictor_corrector(tape, s, k.dt, Rates<Exec, ParamKind>{k, list, params, ramp});
+    auto next = solver::predictor_corrector(tape, s, k.dt,
+                                            Rates<Exec, ParamKind, K>{k, list, params, ramp});
     next.x_ref = record_map(tape, s.x.size(), sim::Identity{}, rebuilt ? s.x : s.x_ref);
     return next;
   }
 };
 
-/// Everything a run holds: the fixed particle data, the state, the parameter.
-template <class Exec>
+/// Everything a run holds: the fixed particle data, the state, the parameter; `K` the kernel
+/// its steps use.
+template <class Exec, class K = Kernel>
 struct Case {
   Setup setup;
   Exec exec;
@@ -339,7 +342,7 @@ struct Case {
       sphad::exec::to_buffer(exec, std::vector<double>(n, setup.alpha))};
 
   /// The step for a time step dt.
-  Step<Exec> step(double dt) const {
+  Step<Exec, K> step(double dt) const {
     Constants k;
     k.supports = {supports.data(), n};
     k.masses = {masses.data(), n};
