@@ -257,7 +257,7 @@ auto dam_term(TapeT& tape,
     return record<solver::ArtificialViscosity<Kernel, kappa>>(
         tape, pairs, record_map(tape, n, solver::PackVelocitySoundSpeed{}, s.v, sound));
   } else if constexpr (T == DamTerm::fused) {
-    return record<PressureAndContinuity>(
+    return record<PressureAndContinuity<Kernel>>(
         tape, pairs, record_map(tape, n, ops::PackFields{}, record_map(tape, n, eos, s.rho), s.v));
   } else if constexpr (T == DamTerm::fused_av) {
     const auto sound =
