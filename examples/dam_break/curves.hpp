@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Sampled curves for the dam-break pressure examples (pressure.cpp, trixi_check.cpp): CSV tables
 // with a header line, a curve's rise through a level, its mean over a window, the normalized
-// L2 distance between two curves, a moving mean; and a run of `wall_flows::Case` read at even
-// intervals of t sqrt(g/H).
+// L2 distance between two curves, a moving mean; where the data lie; the case's units; and a
+// run of `wall_flows::Case` read at even intervals of t sqrt(g/H).
 #pragma once
 
 #include "../common/command_line.hpp"
@@ -19,7 +19,28 @@
 #include <string>
 #include <vector>
 
+#ifndef SPHAD_DAM_BREAK_DATA
+#define SPHAD_DAM_BREAK_DATA "docs/validation/dam_break"
+#endif
+
 namespace dam_break {
+
+/// The directory of the validation data: SPHAD_VALIDATION_DATA (environment), else the source
+/// tree's docs/validation/dam_break.
+inline std::string data_directory() {
+  const char* dir = std::getenv("SPHAD_VALIDATION_DATA");
+  return dir != nullptr ? dir : SPHAD_DAM_BREAK_DATA;
+}
+
+/// The units the data use: time sqrt(H/g), pressure ρ₀gH, H the height of the setup's column.
+struct Units {
+  double time = 1, pressure = 1;
+  explicit Units(const wall_flows::Setup& s) {
+    const double height = s.fluid_upper[1] - s.fluid_lower[1];
+    time = std::sqrt(height / s.g);
+    pressure = s.rho0 * s.g * height;
+  }
+};
 
 /// Columns of a CSV file with a header line, by name.
 struct Table {

@@ -27,10 +27,6 @@
 #include <string>
 #include <vector>
 
-#ifndef SPHAD_DAM_BREAK_DATA
-#define SPHAD_DAM_BREAK_DATA "docs/validation/dam_break"
-#endif
-
 using namespace wall_flows;
 using namespace dam_break;
 
@@ -38,7 +34,6 @@ namespace {
 
 using Options = example::CommandLine; // t_end in units of sqrt(H/g)
 
-constexpr double column_height = 0.6;
 /// The gates' windows and bounds.
 constexpr double rise_level = 0.1, rise_bound = 0.1;
 constexpr double plateau_from = 3, plateau_to = 5.5;
@@ -62,9 +57,8 @@ Result run(const Options& o, const Data& data, int per_height) {
   const Setup setup = marrone_dam_break(per_height);
   Case<exec::host> c{setup, exec::host{}};
   const std::int64_t fluid = c.start.fluid;
-  const double time_unit = std::sqrt(column_height / setup.g);
-  const double pressure_unit = setup.rho0 * setup.g * column_height;
-  const Sampling every(setup, time_unit, o.t_end, o.options.at("every"));
+  const Units units(setup);
+  const Sampling every(setup, units.time, o.t_end, o.options.at("every"));
   std::printf("Dam break (Buchner's P1): %d particles per H, %lld fluid + %lld wall particles, "
               "tank %.4f m long, dt = %.3e s, %lld steps to t sqrt(g/H) = %.2f\n",
               per_height, static_cast<long long>(fluid), static_cast<long long>(c.n - fluid),
@@ -75,11 +69,11 @@ Result run(const Options& o, const Data& data, int per_height) {
   PlainTape<exec::host> tape(c.exec);
   Result r;
   r.per_height = per_height;
-  r.steps_per_second = sampled_run(c, step, every.per_sample, every.samples, time_unit, r.t, [&] {
+  r.steps_per_second = sampled_run(c, step, every.per_sample, every.samples, units.time, r.t, [&] {
     tape.reset();
     const Span<const V2> x{c.state.x.data(), c.n};
     const Span<const double> rho{c.state.rho.data(), c.n};
-    r.p1.push_back(sensor_pressure(tape, step.k, p1, x, rho).data()[0] / pressure_unit);
+    r.p1.push_back(sensor_pressure(tape, step.k, p1, x, rho).data()[0] / units.pressure);
   });
   const Table& m = data.marrone;
   const std::string same = per_height <= 56 ? "h40" : per_height <= 180 ? "h80" : "h320";
@@ -134,8 +128,7 @@ void plot(const Options& o, const Data& data, const std::vector<Result>& results
 int main(int argc, char** argv) {
   const Options o = example::parse_command_line(
       argc, argv, {6.0, 0.1, "", false, {{"every", 0.01}, {"plateau", 0.1}}, {}});
-  const char* dir = std::getenv("SPHAD_VALIDATION_DATA");
-  const std::string data_dir = dir != nullptr ? dir : SPHAD_DAM_BREAK_DATA;
+  const std::string data_dir = data_directory();
   Data data;
   data.buchner = read_table(data_dir + "/buchner_2002_P1.csv");
   data.marrone = read_table(data_dir + "/marrone_2011_P1.csv");

@@ -30,10 +30,6 @@
 #include <string>
 #include <vector>
 
-#ifndef SPHAD_DAM_BREAK_DATA
-#define SPHAD_DAM_BREAK_DATA "docs/validation/dam_break"
-#endif
-
 using namespace wall_flows;
 using namespace dam_break;
 
@@ -42,7 +38,6 @@ namespace {
 using Options = example::CommandLine; // t_end in units of sqrt(H/g)
 using Wendland2 = kernels::Wendland2;
 
-constexpr double column_height = 0.6;
 constexpr double reference_interval = 0.02; ///< TrixiParticles' sampling, in s
 constexpr double first_impact_end = 3.9, l2_end = 5.7;
 
@@ -58,8 +53,8 @@ Setup trixi_dam_break(int per_height) {
 /// P1 read as TrixiParticles' validation reads it (above), in pascals.
 double trixi_reading(const Case<exec::host, Wendland2>& c) {
   const Setup& s = c.setup;
-  const auto x = exec::to_host(c.exec, c.state.x.data(), c.n);
-  const auto rho = exec::to_host(c.exec, c.state.rho.data(), c.n);
+  const V2* x = c.state.x.data(); // host memory: read in place
+  const double* rho = c.state.rho.data();
   const auto eos = s.eos();
   const double support = 2 * s.h_over_dx * s.dx, wall_x = s.tank_upper[0] - 0.5 * s.dx;
   constexpr int points = 10;
@@ -110,19 +105,18 @@ void print_windows(const char* name, const std::vector<double>& t, const std::ve
 void run(const Options& o, const Reference& ref, int per_height) {
   const Setup setup = trixi_dam_break(per_height);
   Case<exec::host, Wendland2> c{setup, exec::host{}};
-  const double time_unit = std::sqrt(column_height / setup.g);
-  const double pressure_unit = setup.rho0 * setup.g * column_height;
-  const double period = reference_interval / time_unit;
+  const Units units(setup);
+  const double period = reference_interval / units.time;
   const double every = period / std::max(1.0, std::round(period / o.options.at("every")));
-  const Sampling sampling(setup, time_unit, o.t_end, every);
+  const Sampling sampling(setup, units.time, o.t_end, every);
   std::printf("Dam break as TrixiParticles.jl sets it up: %d particles per H, %lld fluid + %lld "
               "wall particles, dt = %.3e s, P1 read every %.5f in t sqrt(g/H)\n",
               per_height, static_cast<long long>(c.start.fluid),
               static_cast<long long>(c.n - c.start.fluid), sampling.dt, every);
   const Step<exec::host, Wendland2> step = c.step(sampling.dt);
   std::vector<double> t, p1;
-  const double speed = sampled_run(c, step, sampling.per_sample, sampling.samples, time_unit, t,
-                                   [&] { p1.push_back(trixi_reading(c) / pressure_unit); });
+  const double speed = sampled_run(c, step, sampling.per_sample, sampling.samples, units.time, t,
+                                   [&] { p1.push_back(trixi_reading(c) / units.pressure); });
   // sphad's reading at TrixiParticles' sample times.
   std::vector<double> ts, ps;
   for (std::size_t k = 0; k < t.size(); k += std::size_t(std::lround(period / every))) {
@@ -163,20 +157,18 @@ void run(const Options& o, const Reference& ref, int per_height) {
 int main(int argc, char** argv) {
   const Options o =
       example::parse_command_line(argc, argv, {6.0, 0.0, "", false, {{"every", 0.01}}, {}});
-  const char* dir = std::getenv("SPHAD_VALIDATION_DATA");
-  const std::string data_dir = dir != nullptr ? dir : SPHAD_DAM_BREAK_DATA;
+  const std::string data_dir = data_directory();
   const Table trixi = read_table(data_dir + "/trixi_wcsph_P1.csv");
   const Table marrone = read_table(data_dir + "/marrone_2011_P1.csv");
-  const double g = 9.81, time_unit = std::sqrt(column_height / g);
-  const double pressure_unit = 1000 * g * column_height;
+  const Units units(trixi_dam_break(40)); // (of any resolution)
   Reference ref;
   for (const double t : trixi["time"]) {
-    ref.t.push_back(t / time_unit);
+    ref.t.push_back(t / units.time);
   }
   for (const auto& name : ref.names) {
     ref.p.emplace_back();
     for (const double p : trixi[name]) {
-      ref.p.back().push_back(p / pressure_unit);
+      ref.p.back().push_back(p / units.pressure);
     }
   }
   ref.marrone_t = marrone["time"];
